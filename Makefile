@@ -1,0 +1,41 @@
+# The two commands a new user needs: `make run` and `make test`.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt
+
+.PHONY: run test lint typecheck bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Installed marker files: reinstall when the dependency pins change.
+$(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(PIP) -e '.[test]'
+	touch $@
+
+run: $(VENV)/.installed
+	$(BIN)/ves serve
+
+test: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+
+typecheck: $(VENV)/.installed-test
+	$(BIN)/mypy
+
+bench: $(VENV)/.installed-test
+	@set -e; for script in benchmarks/*.py; do \
+		echo "== $$script"; $(BIN)/python $$script; \
+	done
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache

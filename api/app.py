@@ -1,0 +1,40 @@
+"""The app factory: every collaborator comes in as an argument, so tests build their own."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from api.middleware import RequestGuardMiddleware
+from api.problems import install_problem_handlers
+from api.routes import health, videos
+from storage.catalog import Catalog
+from ves import __version__
+from ves.settings import Settings
+
+DESCRIPTION = """
+Turns video into durable, traceable evidence and answers questions about a video only when the
+evidence backs the answer.
+
+Every route but the health checks and the public onboarding needs `Authorization: Bearer <key>`
+(`ves keys create --tenant NAME` prints one). Errors are RFC 9457 `application/problem+json`
+with a `code` and the `request_id` that is also in the `X-Request-ID` header.
+"""
+
+
+def create_app(settings: Settings, catalog: Catalog | None = None) -> FastAPI:
+    """Build the API for ``settings``; opens (and upgrades) the catalog unless one is given."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    app = FastAPI(
+        title="Video Evidence Service",
+        version=__version__,
+        description=DESCRIPTION,
+        docs_url="/docs",
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.catalog = catalog or Catalog.open(settings.catalog_path)
+    install_problem_handlers(app)
+    app.add_middleware(RequestGuardMiddleware, settings=settings)
+    app.include_router(health.router)
+    app.include_router(videos.router)
+    return app

@@ -1,0 +1,56 @@
+"""Dependencies shared by the routes, as ``Annotated`` aliases.
+
+The app factory stores its collaborators on ``app.state``; these read them back, so tests can build
+an app with their own settings and catalog.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from storage.catalog import Catalog
+from storage.records import Tenant
+from storage.tenants import TenantStore
+from storage.videos import VideoStore
+from ves.errors import Unauthorized
+from ves.settings import Settings
+
+_bearer = HTTPBearer(auto_error=False, description="An API key from `ves keys create`.")
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_catalog(request: Request) -> Catalog:
+    catalog: Catalog = request.app.state.catalog
+    return catalog
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+CatalogDep = Annotated[Catalog, Depends(get_catalog)]
+
+
+def get_videos(catalog: CatalogDep) -> VideoStore:
+    return VideoStore(catalog)
+
+
+def current_tenant(
+    catalog: CatalogDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Tenant:
+    """The tenant whose key is in ``Authorization: Bearer``; 401 for none, unknown or revoked."""
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise Unauthorized("send an API key as 'Authorization: Bearer <key>'")
+    tenant = TenantStore(catalog).authenticate(credentials.credentials)
+    if tenant is None:
+        raise Unauthorized("the API key is unknown or revoked")
+    return tenant
+
+
+VideosDep = Annotated[VideoStore, Depends(get_videos)]
+TenantDep = Annotated[Tenant, Depends(current_tenant)]

@@ -1,0 +1,1 @@
+"""Durable state: the SQLite catalog, uploaded sources, artifact layout and schemas, DuckDB reads."""

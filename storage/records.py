@@ -1,0 +1,102 @@
+"""Catalog records as immutable values, built from rows in one place each."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Literal
+
+SourceType = Literal["url", "hls", "upload"]
+VideoState = Literal[
+    "awaiting_upload", "registered", "queued", "running", "succeeded", "failed", "expired"
+]
+VIDEO_STATES: tuple[str, ...] = (
+    "awaiting_upload", "registered", "queued", "running", "succeeded", "failed", "expired",
+)
+
+
+@dataclass(frozen=True)
+class Tenant:
+    """A customer account; every other record belongs to one."""
+
+    tenant_id: str
+    name: str
+    plan: str
+    created_at: str
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> Tenant:
+        return cls(row["tenant_id"], row["name"], row["plan"], row["created_at"])
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """An API key's record; the key itself is never stored, only its hash."""
+
+    key_id: str
+    tenant_id: str
+    created_at: str
+    revoked_at: str | None
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> ApiKey:
+        return cls(row["key_id"], row["tenant_id"], row["created_at"], row["revoked_at"])
+
+
+@dataclass(frozen=True)
+class Run:
+    """One execution of a video."""
+
+    run_id: str
+    video_id: str
+    tenant_id: str
+    state: str
+    stage: str | None
+    progress: float
+    params: dict[str, Any]
+    error_code: str | None
+    error_message: str | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> Run:
+        return cls(
+            run_id=row["run_id"], video_id=row["video_id"], tenant_id=row["tenant_id"],
+            state=row["state"], stage=row["stage"], progress=row["progress"],
+            params=json.loads(row["params_json"]), error_code=row["error_code"],
+            error_message=row["error_message"], created_at=row["created_at"],
+            started_at=row["started_at"], finished_at=row["finished_at"],
+        )
+
+
+@dataclass(frozen=True)
+class Video:
+    """A registered video source and where it stands."""
+
+    video_id: str
+    tenant_id: str
+    title: str
+    source_type: SourceType
+    source_url: str | None
+    state: VideoState
+    upload: dict[str, Any] | None
+    source_sha256: str | None
+    source_path: str | None
+    source_bytes: int | None
+    created_at: str
+    updated_at: str
+    latest_run: Run | None = None
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row, latest_run: Run | None = None) -> Video:
+        upload = json.loads(row["upload_json"]) if row["upload_json"] else None
+        return cls(
+            video_id=row["video_id"], tenant_id=row["tenant_id"], title=row["title"],
+            source_type=row["source_type"], source_url=row["source_url"], state=row["state"],
+            upload=upload, source_sha256=row["source_sha256"], source_path=row["source_path"],
+            source_bytes=row["source_bytes"], created_at=row["created_at"],
+            updated_at=row["updated_at"], latest_run=latest_run,
+        )

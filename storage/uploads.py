@@ -1,0 +1,105 @@
+"""Uploaded recordings: streamed to disk, measured and hashed on the way, published atomically.
+
+The bytes go to a private temporary file beside the destination and are renamed into place only
+when their size and SHA-256 match what was declared, so a failed or concurrent upload never leaves
+a half-written source behind and can simply be retried.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ves.errors import PayloadTooLarge, ValidationFailed
+
+_SAFE_SUFFIX = re.compile(r"^\.[a-z0-9]{1,5}$")
+
+
+@dataclass(frozen=True)
+class StoredUpload:
+    """A verified upload in its final place."""
+
+    path: Path
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True)
+class UploadExpectation:
+    """What the client declared about the bytes, and the operator's size limit."""
+
+    size: int
+    sha256: str | None
+    limit: int
+
+
+def upload_path(uploads_dir: Path, tenant_id: str, video_id: str, filename: str) -> Path:
+    """A fresh place for one upload attempt of a video's source.
+
+    Each attempt gets its own name, so two racing uploads never overwrite each other's bytes: the
+    catalog records the path of the attempt that completed, and the loser deletes its file.
+    The suffix of the client's filename is kept only when it is plainly safe.
+    """
+    suffix = Path(filename).suffix.lower()
+    name = f"source-{uuid.uuid4().hex[:12]}" + (suffix if _SAFE_SUFFIX.match(suffix) else ".bin")
+    return uploads_dir / f"tenant={tenant_id}" / f"video={video_id}" / name
+
+
+async def store_upload(
+    chunks: AsyncIterator[bytes], dest: Path, expect: UploadExpectation
+) -> StoredUpload:
+    """Write ``chunks`` to ``dest`` if they are exactly the declared bytes.
+
+    Raises:
+        PayloadTooLarge: more bytes than the operator's limit.
+        ValidationFailed: more or fewer bytes than declared, or another SHA-256.
+    """
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    temp = dest.with_name(f".{uuid.uuid4().hex}.part")
+    try:
+        digest, size = await _write_chunks(chunks, temp, expect)
+        _check_complete(size, digest, expect)
+        os.replace(temp, dest)
+    finally:
+        temp.unlink(missing_ok=True)
+    return StoredUpload(dest, digest, size)
+
+
+async def _write_chunks(
+    chunks: AsyncIterator[bytes], temp: Path, expect: UploadExpectation
+) -> tuple[str, int]:
+    hasher = hashlib.sha256()
+    size = 0
+    with temp.open("wb") as out:
+        async for chunk in chunks:
+            size += len(chunk)
+            if size > expect.limit:
+                raise PayloadTooLarge(f"the upload exceeds the limit of {expect.limit} bytes")
+            if size > expect.size:
+                raise ValidationFailed(
+                    f"received more than the declared {expect.size} bytes",
+                    errors=[{"loc": ["body"], "msg": "more bytes than size_bytes declared"}],
+                )
+            hasher.update(chunk)
+            out.write(chunk)
+        out.flush()
+        os.fsync(out.fileno())
+    return hasher.hexdigest(), size
+
+
+def _check_complete(size: int, digest: str, expect: UploadExpectation) -> None:
+    if size != expect.size:
+        raise ValidationFailed(
+            f"received {size} bytes but {expect.size} were declared; the upload may be retried",
+            errors=[{"loc": ["body"], "msg": "size does not match size_bytes"}],
+        )
+    if expect.sha256 is not None and digest != expect.sha256.lower():
+        raise ValidationFailed(
+            f"the bytes have SHA-256 {digest}, not the declared one; the upload may be retried",
+            errors=[{"loc": ["body"], "msg": "sha256 does not match"}],
+        )

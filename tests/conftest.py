@@ -1,0 +1,87 @@
+"""Shared fixtures: an isolated environment, settings on a temporary data folder, a live API."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from api.app import create_app
+from storage.catalog import Catalog
+from storage.tenants import TenantStore
+from tests.fixtures.live_server import serve_app
+from ves.settings import Settings
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the developer's VES_* variables."""
+    for name in list(os.environ):
+        if name.startswith("VES_"):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def settings(data_dir: Path) -> Settings:
+    """Settings of a service that may fetch from this machine (the test media server)."""
+    return Settings(data_dir=data_dir, allow_private_sources=True, source_timeout_s=3)
+
+
+@pytest.fixture
+def catalog(settings: Settings) -> Catalog:
+    return Catalog.open(settings.catalog_path)
+
+
+@pytest.fixture
+def tenants(catalog: Catalog) -> TenantStore:
+    return TenantStore(catalog)
+
+
+@pytest.fixture
+def api_url(settings: Settings, catalog: Catalog) -> Iterator[str]:
+    """Base URL of a live API (real uvicorn, real HTTP) over the test's catalog."""
+    with serve_app(create_app(settings, catalog)) as url:
+        yield url
+
+
+Client = Callable[[str], httpx.Client]
+
+
+@pytest.fixture
+def client_for(api_url: str, tenants: TenantStore) -> Iterator[Client]:
+    """``client_for("acme")``: an HTTP client holding a fresh key of tenant ``acme``."""
+    clients: list[httpx.Client] = []
+
+    def make(tenant_name: str) -> httpx.Client:
+        tenant = tenants.find_tenant(tenant_name) or tenants.create_tenant(tenant_name)
+        _, key = tenants.create_key(tenant.tenant_id)
+        client = httpx.Client(
+            base_url=api_url, headers={"Authorization": f"Bearer {key}"}, timeout=30
+        )
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+@pytest.fixture
+def client(client_for: Client) -> httpx.Client:
+    """A client of tenant ``acme``."""
+    return client_for("acme")
+
+
+@pytest.fixture
+def anon(api_url: str) -> Iterator[httpx.Client]:
+    """A client without a key."""
+    with httpx.Client(base_url=api_url, timeout=30) as anonymous:
+        yield anonymous

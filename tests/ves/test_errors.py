@@ -1,0 +1,38 @@
+"""Every error class has a code and a status from API.md, and the module doc lists it."""
+
+from __future__ import annotations
+
+import ves.errors as errors_module
+from ves.errors import VesError
+
+API_MD_CODES = {
+    "invalid_request": 400, "unauthorized": 401, "plan_limit_exceeded": 402, "not_found": 404,
+    "conflict": 409, "not_ready": 409, "payload_too_large": 413, "unsupported_media_type": 415,
+    "validation_error": 422, "rate_limited": 429, "source_unreachable": 422,
+    "source_rejected": 422, "internal": 500,
+}
+
+
+def _all_error_classes() -> list[type[VesError]]:
+    found: list[type[VesError]] = []
+    pending: list[type[VesError]] = [VesError]
+    while pending:
+        cls = pending.pop()
+        found.append(cls)
+        pending.extend(cls.__subclasses__())
+    return found
+
+
+def test_every_error_class_maps_to_its_api_status() -> None:
+    for cls in _all_error_classes():
+        assert API_MD_CODES[cls.code] == cls.status, cls.__name__
+
+
+def test_every_code_of_api_md_has_a_class() -> None:
+    assert {cls.code for cls in _all_error_classes()} == set(API_MD_CODES)
+
+
+def test_the_module_doc_tree_names_every_class() -> None:
+    doc = errors_module.__doc__ or ""
+    for cls in _all_error_classes():
+        assert cls.__name__ in doc, cls.__name__

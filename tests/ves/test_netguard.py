@@ -1,0 +1,83 @@
+"""The SSRF policy, table-driven over addresses, then whole URLs."""
+
+from __future__ import annotations
+
+import ipaddress
+
+import pytest
+
+from ves.errors import SourceRejected, SourceUnreachable, ValidationFailed
+from ves.netguard import check_url, refusal_reason
+
+ALWAYS_REFUSED = [
+    "169.254.169.254",  # cloud metadata
+    "fe80::1",
+    "224.0.0.1",
+    "ff02::1",
+    "0.0.0.0",  # noqa: S104
+    "::",
+    "240.0.0.1",  # reserved
+    "192.0.2.10",  # documentation
+    "::ffff:169.254.169.254",  # link-local hidden in IPv6
+]
+PRIVATE = ["127.0.0.1", "::1", "10.1.2.3", "172.16.0.9", "192.168.1.1", "100.64.0.1", "fd00::1",
+           "::ffff:127.0.0.1", "::ffff:10.0.0.1"]
+PUBLIC = ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111"]
+
+
+@pytest.mark.parametrize("address", ALWAYS_REFUSED)
+@pytest.mark.parametrize("allow_private", [False, True])
+def test_always_refused(address: str, allow_private: bool) -> None:
+    assert refusal_reason(ipaddress.ip_address(address), allow_private=allow_private)
+
+
+@pytest.mark.parametrize("address", PRIVATE)
+def test_private_refused_unless_allowed(address: str) -> None:
+    ip = ipaddress.ip_address(address)
+    assert refusal_reason(ip, allow_private=False)
+    assert refusal_reason(ip, allow_private=True) is None
+
+
+@pytest.mark.parametrize("address", PUBLIC)
+def test_public_allowed(address: str) -> None:
+    assert refusal_reason(ipaddress.ip_address(address), allow_private=False) is None
+
+
+@pytest.mark.parametrize(
+    "url", ["file:///etc/passwd", "ftp://example.com/a.mp4", "gopher://x/", "data:,hi", "/a.mp4"]
+)
+def test_schemes_other_than_http_are_rejected(url: str) -> None:
+    with pytest.raises(SourceRejected, match="scheme"):
+        check_url(url, allow_private=True)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/a.mp4",
+        "http://localhost:8080/a.mp4",
+        "http://2130706433/a.mp4",  # 127.0.0.1 as one decimal number
+        "http://[::1]/a.mp4",
+        "http://10.0.0.8/a.mp4",
+    ],
+)
+def test_loopback_and_private_hosts_are_rejected_by_default(url: str) -> None:
+    with pytest.raises(SourceRejected, match="refused"):
+        check_url(url, allow_private=False)
+    assert check_url(url, allow_private=True).addresses
+
+
+def test_metadata_address_is_rejected_even_when_private_is_allowed() -> None:
+    with pytest.raises(SourceRejected, match="link-local"):
+        check_url("http://169.254.169.254/latest/meta-data/", allow_private=True)
+
+
+def test_unresolvable_host_is_unreachable() -> None:
+    with pytest.raises(SourceUnreachable, match="does not resolve"):
+        check_url("http://no-such-host.invalid/a.mp4", allow_private=False)
+
+
+@pytest.mark.parametrize("url", ["http:///a.mp4", "http://[::1/a.mp4", "http://host:99999/"])
+def test_malformed_urls_fail_validation(url: str) -> None:
+    with pytest.raises(ValidationFailed):
+        check_url(url, allow_private=True)

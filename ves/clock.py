@@ -1,0 +1,20 @@
+"""Wall-clock time as RFC 3339 UTC strings (``*_at`` fields)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware, in UTC."""
+    return datetime.now(UTC)
+
+
+def to_rfc3339(moment: datetime) -> str:
+    """``2026-11-21T12:00:00.123Z``: millisecond precision, always UTC."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def now_rfc3339() -> str:
+    """The current time as an RFC 3339 UTC string."""
+    return to_rfc3339(utc_now())

@@ -1,0 +1,145 @@
+"""The one error hierarchy of the service.
+
+Every error a user can meet is a ``VesError``; the API renders each as RFC 9457 problem+json
+from one handler, using the class's ``code``, ``status`` and ``title``::
+
+    VesError                       500 internal
+    ├── InvalidRequest             400 invalid_request      (e.g. JSON that does not parse)
+    ├── Unauthorized               401 unauthorized         (missing, unknown or revoked key)
+    ├── PlanLimitExceeded          402 plan_limit_exceeded
+    ├── NotFound                   404 not_found            (also another tenant's ids)
+    ├── Conflict                   409 conflict             (e.g. executing a running video)
+    │   └── NotReady               409 not_ready            (artifacts before a run succeeded)
+    ├── PayloadTooLarge            413 payload_too_large
+    ├── UnsupportedMediaType       415 unsupported_media_type
+    ├── ValidationFailed           422 validation_error     (carries ``errors``)
+    ├── SourceError                422                      (a source URL or its bytes)
+    │   ├── SourceUnreachable      422 source_unreachable
+    │   └── SourceRejected         422 source_rejected      (SSRF guard, bad scheme)
+    └── RateLimited                429 rate_limited         (carries ``retry_after_s``)
+
+Third-party errors (PyAV, onnxruntime, HTTP clients) are translated into these in one place each,
+with ``raise X(...) from exc``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class VesError(Exception):
+    """Base of every error of the service; unexpected ones render as 500 ``internal``."""
+
+    code: ClassVar[str] = "internal"
+    status: ClassVar[int] = 500
+    title: ClassVar[str] = "Internal error"
+
+    def __init__(self, detail: str, *, errors: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.errors = errors
+
+
+class InvalidRequest(VesError):
+    """The request could not be read at all (malformed JSON, bad cursor)."""
+
+    code = "invalid_request"
+    status = 400
+    title = "Invalid request"
+
+
+class Unauthorized(VesError):
+    """No key, an unknown key, or a revoked key."""
+
+    code = "unauthorized"
+    status = 401
+    title = "Unauthorized"
+
+
+class PlanLimitExceeded(VesError):
+    """The action would pass one of the tenant's plan limits."""
+
+    code = "plan_limit_exceeded"
+    status = 402
+    title = "Plan limit exceeded"
+
+
+class NotFound(VesError):
+    """No such record for this tenant (another tenant's record is reported the same way)."""
+
+    code = "not_found"
+    status = 404
+    title = "Not found"
+
+
+class Conflict(VesError):
+    """The record's state does not allow the action."""
+
+    code = "conflict"
+    status = 409
+    title = "Conflict"
+
+
+class NotReady(Conflict):
+    """Artifacts were asked for before a run of the video succeeded."""
+
+    code = "not_ready"
+    title = "Not ready"
+
+
+class PayloadTooLarge(VesError):
+    """A request body over the configured limit."""
+
+    code = "payload_too_large"
+    status = 413
+    title = "Payload too large"
+
+
+class UnsupportedMediaType(VesError):
+    """A body of a content type the route does not take."""
+
+    code = "unsupported_media_type"
+    status = 415
+    title = "Unsupported media type"
+
+
+class ValidationFailed(VesError):
+    """Well-formed input that breaks a rule; ``errors`` lists each broken rule."""
+
+    code = "validation_error"
+    status = 422
+    title = "Validation failed"
+
+
+class SourceError(VesError):
+    """A problem with a video's source: its URL, its server or its bytes."""
+
+    code = "source_rejected"
+    status = 422
+    title = "Source error"
+
+
+class SourceUnreachable(SourceError):
+    """The source's host does not resolve, does not answer, or answers with an error."""
+
+    code = "source_unreachable"
+    title = "Source unreachable"
+
+
+class SourceRejected(SourceError):
+    """The source is refused by policy: a scheme other than http(s), or a forbidden address."""
+
+    code = "source_rejected"
+    title = "Source rejected"
+
+
+class RateLimited(VesError):
+    """Too many requests from one client; retry after ``retry_after_s`` seconds."""
+
+    code = "rate_limited"
+    status = 429
+    title = "Too many requests"
+
+    def __init__(self, detail: str, *, retry_after_s: int) -> None:
+        super().__init__(detail)
+        self.retry_after_s = retry_after_s

@@ -1,0 +1,86 @@
+"""Service settings, read once from the environment (prefix ``VES_``) at the entry point.
+
+No module builds a ``Settings()`` at import time: the entry point (``ves serve``, the flow, a test)
+builds one and passes it down, so tests can build their own without touching the environment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MiB = 1024 * 1024
+GiB = 1024 * MiB
+
+
+class Settings(BaseSettings):
+    """Every knob of the service; each field is documented in the README's configuration table."""
+
+    model_config = SettingsConfigDict(env_prefix="VES_", extra="ignore", frozen=True)
+
+    host: str = Field("127.0.0.1", description="Address the API listens on.")
+    port: int = Field(8000, ge=1, le=65535, description="Port of the API.")
+    data_dir: Path = Field(Path("./data"), description="Catalog, uploads and artifacts live here.")
+    public_url: str | None = Field(
+        None, description="Base URL clients use to reach the API (default http://host:port)."
+    )
+    allow_private_sources: bool = Field(
+        False,
+        description=(
+            "Allow source URLs that resolve to loopback or private addresses. Link-local "
+            "(169.254.0.0/16, fe80::/10), multicast, reserved addresses and file: stay refused."
+        ),
+    )
+    probe_sources: bool = Field(
+        True, description="Contact a source URL at registration to refuse unreachable ones early."
+    )
+    source_timeout_s: float = Field(
+        5.0, gt=0, le=120, description="Connect/read timeout for contacting a source URL."
+    )
+    max_body_bytes: int = Field(
+        1 * MiB, gt=0, description="Largest JSON request body accepted (413 above)."
+    )
+    max_upload_bytes: int = Field(
+        2 * GiB, gt=0, description="Largest uploaded recording accepted (413 above)."
+    )
+    prefect_port: int = Field(4200, ge=1, le=65535, description="Port of the local Prefect server.")
+    log_level: str = Field("info", description="Log level of the service processes.")
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_log_level(cls, value: str) -> str:
+        level = value.lower()
+        if level not in {"critical", "error", "warning", "info", "debug"}:
+            raise ValueError("log_level must be one of critical, error, warning, info, debug")
+        return level
+
+    @model_validator(mode="after")
+    def _refuse_unsafe_combinations(self) -> Settings:
+        if self.max_body_bytes > self.max_upload_bytes:
+            raise ValueError("max_body_bytes must not exceed max_upload_bytes")
+        return self
+
+    @property
+    def base_url(self) -> str:
+        """The URL clients use to reach the API, without a trailing slash."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = "127.0.0.1" if self.host in {"0.0.0.0", "::"} else self.host  # noqa: S104
+        return f"http://{host}:{self.port}"
+
+    @property
+    def catalog_path(self) -> Path:
+        """The SQLite catalog file."""
+        return self.data_dir / "catalog.sqlite3"
+
+    @property
+    def uploads_dir(self) -> Path:
+        """Where uploaded recordings are stored, one folder per tenant and video."""
+        return self.data_dir / "uploads"
+
+    @property
+    def artifacts_dir(self) -> Path:
+        """Root of the Hive-partitioned artifact tree."""
+        return self.data_dir / "artifacts"
