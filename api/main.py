@@ -1,4 +1,4 @@
-"""Entry point for uvicorn: ``uvicorn api.main:app --factory`` builds the app from the environment."""
+"""Entry point for uvicorn: ``uvicorn api.main:app --factory`` builds the app from the env."""
 
 from __future__ import annotations
 

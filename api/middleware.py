@@ -66,7 +66,9 @@ class RequestGuardMiddleware:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                message.setdefault("headers", []).append((b"x-request-id", request_id.encode()))
+                headers = message.setdefault("headers", [])
+                if not any(key.lower() == b"x-request-id" for key, _ in headers):
+                    headers.append((b"x-request-id", request_id.encode()))
             await send(message)
 
         try:

@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ves.errors import (
     Conflict,
     InvalidRequest,
+    MethodNotAllowed,
     NotFound,
     PayloadTooLarge,
     RateLimited,
@@ -34,8 +35,14 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 # Errors Starlette raises itself (unknown route, wrong method ...) mapped onto our hierarchy.
 _STATUS_ERRORS: dict[int, type[VesError]] = {
-    400: InvalidRequest, 401: Unauthorized, 404: NotFound, 409: Conflict,
-    413: PayloadTooLarge, 415: UnsupportedMediaType, 422: ValidationFailed,
+    400: InvalidRequest,
+    401: Unauthorized,
+    404: NotFound,
+    405: MethodNotAllowed,
+    409: Conflict,
+    413: PayloadTooLarge,
+    415: UnsupportedMediaType,
+    422: ValidationFailed,
 }
 
 
@@ -82,7 +89,9 @@ def problem_response(error: VesError, request_id: str | None) -> JSONResponse:
     if isinstance(error, RateLimited):
         headers["Retry-After"] = str(error.retry_after_s)
     return JSONResponse(
-        problem_body(error, request_id), status_code=error.status, headers=headers,
+        problem_body(error, request_id),
+        status_code=error.status,
+        headers=headers,
         media_type=PROBLEM_MEDIA_TYPE,
     )
 
@@ -124,7 +133,9 @@ def install_problem_handlers(app: FastAPI) -> None:
 
     async def on_http(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
-        return problem_response(_from_http_exception(exc), request_id_of(request))
+        response = problem_response(_from_http_exception(exc), request_id_of(request))
+        response.headers.update(exc.headers or {})  # e.g. Allow on a 405
+        return response
 
     app.add_exception_handler(VesError, on_ves_error)
     app.add_exception_handler(RequestValidationError, on_validation)

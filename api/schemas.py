@@ -53,8 +53,11 @@ class VideoCreate(BaseModel):
                 {
                     "title": "Night shift",
                     "source_type": "upload",
-                    "upload": {"filename": "night.mp4", "size_bytes": 48213004,
-                               "content_type": "video/mp4"},
+                    "upload": {
+                        "filename": "night.mp4",
+                        "size_bytes": 48213004,
+                        "content_type": "video/mp4",
+                    },
                 },
             ]
         },
@@ -114,10 +117,19 @@ class RunPublic(BaseModel):
 
     @classmethod
     def from_run(cls, run: Run) -> RunPublic:
-        error = RunError(code=run.error_code, message=run.error_message or "") if run.error_code else None
+        error = (
+            RunError(code=run.error_code, message=run.error_message or "")
+            if run.error_code
+            else None
+        )
         return cls(
-            run_id=run.run_id, state=run.state, stage=run.stage, progress=run.progress,
-            started_at=run.started_at, finished_at=run.finished_at, error=error,
+            run_id=run.run_id,
+            state=run.state,
+            stage=run.stage,
+            progress=run.progress,
+            started_at=run.started_at,
+            finished_at=run.finished_at,
+            error=error,
         )
 
 
@@ -131,13 +143,20 @@ class VideoPublic(BaseModel):
 
     model_config = ConfigDict(
         json_schema_extra={
-            "examples": [{
-                "video_id": _EXAMPLE_VIDEO_ID, "title": "Lobby camera",
-                "source": {"type": "url", "url": "https://media.example.com/lobby.mp4"},
-                "state": "registered", "created_at": "2026-11-21T12:00:00.000Z",
-                "updated_at": "2026-11-21T12:00:00.000Z", "source_sha256": None,
-                "upload": None, "upload_url": None, "latest_run": None,
-            }]
+            "examples": [
+                {
+                    "video_id": _EXAMPLE_VIDEO_ID,
+                    "title": "Lobby camera",
+                    "source": {"type": "url", "url": "https://media.example.com/lobby.mp4"},
+                    "state": "registered",
+                    "created_at": "2026-11-21T12:00:00.000Z",
+                    "updated_at": "2026-11-21T12:00:00.000Z",
+                    "source_sha256": None,
+                    "upload": None,
+                    "upload_url": None,
+                    "latest_run": None,
+                }
+            ]
         }
     )
 
@@ -158,10 +177,14 @@ class VideoPublic(BaseModel):
     def from_video(cls, video: Video) -> VideoPublic:
         awaiting = video.state == "awaiting_upload"
         return cls(
-            video_id=video.video_id, title=video.title,
+            video_id=video.video_id,
+            title=video.title,
             source=SourcePublic(type=video.source_type, url=video.source_url),
-            state=video.state, created_at=video.created_at, updated_at=video.updated_at,
-            source_sha256=video.source_sha256, upload=video.upload,
+            state=video.state,
+            created_at=video.created_at,
+            updated_at=video.updated_at,
+            source_sha256=video.source_sha256,
+            upload=video.upload,
             upload_url=f"/api/videos/{video.video_id}/content" if awaiting else None,
             latest_run=RunPublic.from_run(video.latest_run) if video.latest_run else None,
         )

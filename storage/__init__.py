@@ -1,1 +1,1 @@
-"""Durable state: the SQLite catalog, uploaded sources, artifact layout and schemas, DuckDB reads."""
+"""Durable state: the SQLite catalog, uploads, artifact layout and schemas, DuckDB reads."""

@@ -12,7 +12,13 @@ VideoState = Literal[
     "awaiting_upload", "registered", "queued", "running", "succeeded", "failed", "expired"
 ]
 VIDEO_STATES: tuple[str, ...] = (
-    "awaiting_upload", "registered", "queued", "running", "succeeded", "failed", "expired",
+    "awaiting_upload",
+    "registered",
+    "queued",
+    "running",
+    "succeeded",
+    "failed",
+    "expired",
 )
 
 
@@ -64,11 +70,18 @@ class Run:
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> Run:
         return cls(
-            run_id=row["run_id"], video_id=row["video_id"], tenant_id=row["tenant_id"],
-            state=row["state"], stage=row["stage"], progress=row["progress"],
-            params=json.loads(row["params_json"]), error_code=row["error_code"],
-            error_message=row["error_message"], created_at=row["created_at"],
-            started_at=row["started_at"], finished_at=row["finished_at"],
+            run_id=row["run_id"],
+            video_id=row["video_id"],
+            tenant_id=row["tenant_id"],
+            state=row["state"],
+            stage=row["stage"],
+            progress=row["progress"],
+            params=json.loads(row["params_json"]),
+            error_code=row["error_code"],
+            error_message=row["error_message"],
+            created_at=row["created_at"],
+            started_at=row["started_at"],
+            finished_at=row["finished_at"],
         )
 
 
@@ -94,9 +107,17 @@ class Video:
     def from_row(cls, row: sqlite3.Row, latest_run: Run | None = None) -> Video:
         upload = json.loads(row["upload_json"]) if row["upload_json"] else None
         return cls(
-            video_id=row["video_id"], tenant_id=row["tenant_id"], title=row["title"],
-            source_type=row["source_type"], source_url=row["source_url"], state=row["state"],
-            upload=upload, source_sha256=row["source_sha256"], source_path=row["source_path"],
-            source_bytes=row["source_bytes"], created_at=row["created_at"],
-            updated_at=row["updated_at"], latest_run=latest_run,
+            video_id=row["video_id"],
+            tenant_id=row["tenant_id"],
+            title=row["title"],
+            source_type=row["source_type"],
+            source_url=row["source_url"],
+            state=row["state"],
+            upload=upload,
+            source_sha256=row["source_sha256"],
+            source_path=row["source_path"],
+            source_bytes=row["source_bytes"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            latest_run=latest_run,
         )

@@ -81,7 +81,8 @@ class TenantStore:
         key = ApiKey(key_id, tenant_id, now_rfc3339(), None)
         with self.catalog.write() as conn:
             conn.execute(
-                "INSERT INTO api_keys (key_id, tenant_id, key_hash, created_at) VALUES (?, ?, ?, ?)",
+                "INSERT INTO api_keys (key_id, tenant_id, key_hash, created_at)"
+                " VALUES (?, ?, ?, ?)",
                 (key.key_id, tenant_id, hash_key(plaintext), key.created_at),
             )
         return key, plaintext

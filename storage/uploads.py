@@ -64,7 +64,7 @@ async def store_upload(
     try:
         digest, size = await _write_chunks(chunks, temp, expect)
         _check_complete(size, digest, expect)
-        os.replace(temp, dest)
+        temp.replace(dest)
     finally:
         temp.unlink(missing_ok=True)
     return StoredUpload(dest, digest, size)

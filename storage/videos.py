@@ -52,8 +52,17 @@ class VideoStore:
             conn.execute(
                 "INSERT INTO videos (video_id, tenant_id, title, source_type, source_url, state,"
                 " upload_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (video_id, new.tenant_id, new.title, new.source_type, new.source_url, state,
-                 upload_json, now, now),
+                (
+                    video_id,
+                    new.tenant_id,
+                    new.title,
+                    new.source_type,
+                    new.source_url,
+                    state,
+                    upload_json,
+                    now,
+                    now,
+                ),
             )
         return self.get(new.tenant_id, video_id)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
@@ -85,3 +86,22 @@ def anon(api_url: str) -> Iterator[httpx.Client]:
     """A client without a key."""
     with httpx.Client(base_url=api_url, timeout=30) as anonymous:
         yield anonymous
+
+
+@pytest.fixture
+def client_with(
+    settings: Settings, catalog: Catalog, tenants: TenantStore
+) -> Iterator[Callable[..., httpx.Client]]:
+    """``client_with(allow_private_sources=False)``: a client of ``acme`` on an API whose
+    settings differ from the default test settings."""
+    with ExitStack() as stack:
+
+        def make(**overrides: object) -> httpx.Client:
+            app = create_app(settings.model_copy(update=overrides), catalog)
+            url = stack.enter_context(serve_app(app))
+            tenant = tenants.find_tenant("acme") or tenants.create_tenant("acme")
+            _, key = tenants.create_key(tenant.tenant_id)
+            headers = {"Authorization": f"Bearer {key}"}
+            return stack.enter_context(httpx.Client(base_url=url, headers=headers, timeout=30))
+
+        yield make

@@ -51,7 +51,10 @@ def cmd_keys_list(settings: Settings, args: argparse.Namespace) -> int:
         print(f"no tenant named {args.tenant!r}", file=sys.stderr)
         return 1
     for key in store.list_keys(tenant.tenant_id):
-        print(f"{key.key_id}\tcreated {key.created_at}\t{'revoked ' + key.revoked_at if key.revoked_at else 'active'}")
+        print(
+            f"{key.key_id}\tcreated {key.created_at}\t"
+            + (f"revoked {key.revoked_at}" if key.revoked_at else "active")
+        )
     return 0
 
 

@@ -8,6 +8,7 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
     ├── Unauthorized               401 unauthorized         (missing, unknown or revoked key)
     ├── PlanLimitExceeded          402 plan_limit_exceeded
     ├── NotFound                   404 not_found            (also another tenant's ids)
+    ├── MethodNotAllowed           405 method_not_allowed
     ├── Conflict                   409 conflict             (e.g. executing a running video)
     │   └── NotReady               409 not_ready            (artifacts before a run succeeded)
     ├── PayloadTooLarge            413 payload_too_large
@@ -70,6 +71,14 @@ class NotFound(VesError):
     code = "not_found"
     status = 404
     title = "Not found"
+
+
+class MethodNotAllowed(VesError):
+    """The route exists but not with this HTTP method."""
+
+    code = "method_not_allowed"
+    status = 405
+    title = "Method not allowed"
 
 
 class Conflict(VesError):

@@ -103,9 +103,13 @@ def check_url(url: str, *, allow_private: bool) -> CheckedUrl:
         raise ValidationFailed("the URL has no host")
     addresses = _resolve(host, port)
     for text in addresses:
-        reason = refusal_reason(ipaddress.ip_address(text.split("%")[0]), allow_private=allow_private)
+        reason = refusal_reason(
+            ipaddress.ip_address(text.split("%")[0]), allow_private=allow_private
+        )
         if reason:
-            raise SourceRejected(f"the host {host!r} resolves to {text}, {reason}, which is refused")
+            raise SourceRejected(
+                f"the host {host!r} resolves to {text}, {reason}, which is refused"
+            )
     return CheckedUrl(url=url, host=host, addresses=addresses)
 
 

@@ -53,15 +53,34 @@ def _children(settings: Settings) -> list[Child]:
     bin_dir = Path(sys.executable).parent
     prefect = Child(
         "prefect-server",
-        [str(bin_dir / "prefect"), "server", "start", "--host", "127.0.0.1",
-         "--port", str(settings.prefect_port)],
+        [
+            str(bin_dir / "prefect"),
+            "server",
+            "start",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(settings.prefect_port),
+        ],
         f"http://127.0.0.1:{settings.prefect_port}/api/health",
         prefect_env(settings),
     )
     api = Child(
         "api",
-        [sys.executable, "-m", "uvicorn", "api.main:app", "--factory", "--host", settings.host,
-         "--port", str(settings.port), "--log-level", settings.log_level, "--no-server-header"],
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "api.main:app",
+            "--factory",
+            "--host",
+            settings.host,
+            "--port",
+            str(settings.port),
+            "--log-level",
+            settings.log_level,
+            "--no-server-header",
+        ],
         f"{settings.base_url}/healthz",
         prefect_env(settings),
     )
@@ -108,17 +127,19 @@ def _stop(children: list[Child]) -> None:
 
 def _banner(settings: Settings) -> str:
     base = settings.base_url
-    return "\n".join([
-        "",
-        "Video Evidence Service is running.",
-        f"  API          {base}",
-        f"  API docs     {base}/docs",
-        f"  Prefect UI   http://127.0.0.1:{settings.prefect_port}",
-        f"  Data         {settings.data_dir.resolve()}",
-        "Get an API key:  .venv/bin/ves keys create --tenant my-team",
-        "Stop with Ctrl-C.",
-        "",
-    ])
+    return "\n".join(
+        [
+            "",
+            "Video Evidence Service is running.",
+            f"  API          {base}",
+            f"  API docs     {base}/docs",
+            f"  Prefect UI   http://127.0.0.1:{settings.prefect_port}",
+            f"  Data         {settings.data_dir.resolve()}",
+            "Get an API key:  .venv/bin/ves keys create --tenant my-team",
+            "Stop with Ctrl-C.",
+            "",
+        ]
+    )
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -76,13 +76,16 @@ def check_source(body: VideoCreate, settings: Settings) -> None:
     summary="Register a video",
     description=(
         "Register a video from an `http(s)` URL, an HLS playlist (`.m3u8`), or a recording to "
-        "upload (`source_type: upload` with `upload` metadata; then PUT the bytes to `upload_url`). "
+        "upload (`source_type: upload` with `upload` metadata; then PUT the bytes to "
+        "`upload_url`). "
         "URLs are checked before anything is stored: the host must resolve to a public address "
         "(unless the operator allows private ones) and answer."
     ),
     responses=problem_responses(400, 401, 413, 415, 422),
 )
-def add_video(body: VideoCreate, tenant: TenantDep, videos: VideosDep, settings: SettingsDep) -> VideoPublic:
+def add_video(
+    body: VideoCreate, tenant: TenantDep, videos: VideosDep, settings: SettingsDep
+) -> VideoPublic:
     check_source(body, settings)
     upload = body.upload.model_dump(mode="json") if body.upload else None
     video = videos.create(
@@ -113,14 +116,19 @@ async def upload_content(
         raise UnsupportedMediaType("send the bytes as video/* or application/octet-stream")
     dest = upload_path(settings.uploads_dir, tenant.tenant_id, video_id, video.upload["filename"])
     expect = UploadExpectation(
-        size=video.upload["size_bytes"], sha256=video.upload.get("sha256"),
+        size=video.upload["size_bytes"],
+        sha256=video.upload.get("sha256"),
         limit=settings.max_upload_bytes,
     )
     stored = await store_upload(request.stream(), dest, expect)
     try:
         done = await run_in_threadpool(
-            videos.complete_upload, tenant.tenant_id, video_id,
-            path=str(stored.path), sha256=stored.sha256, size=stored.size,
+            videos.complete_upload,
+            tenant.tenant_id,
+            video_id,
+            path=str(stored.path),
+            sha256=stored.sha256,
+            size=stored.size,
         )
     except Conflict:
         stored.path.unlink(missing_ok=True)
@@ -149,13 +157,15 @@ def list_videos(
     after = decode_cursor(cursor) if cursor else None
     page = videos.list(tenant.tenant_id, state=state, limit=limit, after=after)
     next_cursor = encode_cursor(page.next_after) if page.next_after else None
-    return VideosPublic(data=[VideoPublic.from_video(v) for v in page.videos], next_cursor=next_cursor)
+    return VideosPublic(
+        data=[VideoPublic.from_video(v) for v in page.videos], next_cursor=next_cursor
+    )
 
 
 @router.get(
     "/api/product/videos/{video_id}",
     summary="Read one video",
-    description="The video record with its state and latest run (stage and progress while it runs).",
+    description="The video record, its state and latest run (stage and progress while it runs).",
     responses=problem_responses(401, 404),
 )
 def get_video(video_id: str, tenant: TenantDep, videos: VideosDep) -> VideoPublic:

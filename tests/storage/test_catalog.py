@@ -23,7 +23,8 @@ def test_an_older_catalog_is_upgraded_and_keeps_its_data(tmp_path: Path) -> None
     conn = sqlite3.connect(path, isolation_level=None)
     migrate(conn, target=1)  # a catalog written by the first release
     conn.execute(
-        "INSERT INTO tenants (tenant_id, name, plan, created_at) VALUES ('ten_1', 'old', 'sandbox', 'x')"
+        "INSERT INTO tenants (tenant_id, name, plan, created_at)"
+        " VALUES ('ten_1', 'old', 'sandbox', 'x')"
     )
     conn.close()
     catalog = Catalog.open(path)

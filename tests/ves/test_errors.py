@@ -6,10 +6,20 @@ import ves.errors as errors_module
 from ves.errors import VesError
 
 API_MD_CODES = {
-    "invalid_request": 400, "unauthorized": 401, "plan_limit_exceeded": 402, "not_found": 404,
-    "conflict": 409, "not_ready": 409, "payload_too_large": 413, "unsupported_media_type": 415,
-    "validation_error": 422, "rate_limited": 429, "source_unreachable": 422,
-    "source_rejected": 422, "internal": 500,
+    "invalid_request": 400,
+    "unauthorized": 401,
+    "plan_limit_exceeded": 402,
+    "not_found": 404,
+    "conflict": 409,
+    "not_ready": 409,
+    "payload_too_large": 413,
+    "unsupported_media_type": 415,
+    "validation_error": 422,
+    "rate_limited": 429,
+    "source_unreachable": 422,
+    "source_rejected": 422,
+    "internal": 500,
+    "method_not_allowed": 405,  # beyond API.md's list: a route called with the wrong method
 }
 
 

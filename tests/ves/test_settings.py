@@ -36,5 +36,5 @@ def test_unsafe_values_are_refused(overrides: dict[str, object]) -> None:
 
 
 def test_base_url_never_advertises_the_wildcard_address() -> None:
-    assert Settings(host="0.0.0.0", port=8080).base_url == "http://127.0.0.1:8080"  # noqa: S104
+    assert Settings(host="0.0.0.0", port=8080).base_url == "http://127.0.0.1:8080"
     assert Settings(public_url="https://ves.example.com/").base_url == "https://ves.example.com"
