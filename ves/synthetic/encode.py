@@ -1,0 +1,76 @@
+"""Encoding a scene to H.264 so that frame ``i`` shows at ``i / fps``."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import av
+from av.container import OutputContainer
+from av.video.stream import VideoStream
+
+from ves.synthetic.render import render_frame
+from ves.synthetic.scene import GroundTruth, SceneSpec, ground_truth
+
+_CONTAINERS = {".mp4": "mp4", ".m4v": "mp4", ".mov": "mov", ".mkv": "matroska", ".ts": "mpegts"}
+
+
+def _container_format(path: Path, container: str | None) -> str:
+    """Pick the muxer from the explicit name or the file extension."""
+    if container is not None:
+        return container
+    try:
+        return _CONTAINERS[path.suffix.lower()]
+    except KeyError:
+        raise ValueError(f"unknown video extension {path.suffix!r}") from None
+
+
+def _add_stream(out: OutputContainer, spec: SceneSpec, fmt: str) -> VideoStream:
+    """Add a libx264 yuv420p stream with time base 1/fps and a 2 s GOP.
+
+    MPEG-TS has no edit lists, so B-frames there would shift the first pts
+    by the reorder delay; they are disabled for it.
+    """
+    options = {"preset": spec.preset}
+    if spec.bitrate is None:
+        options["crf"] = str(spec.crf)
+    if fmt == "mpegts":
+        options["bf"] = "0"
+    stream = out.add_stream("libx264", rate=spec.fps, options=options)
+    stream.width, stream.height = spec.width, spec.height
+    stream.pix_fmt = "yuv420p"
+    stream.gop_size = 2 * spec.fps
+    stream.time_base = Fraction(1, spec.fps)
+    if spec.bitrate is not None:
+        stream.bit_rate = spec.bitrate
+    return stream
+
+
+def _encode(spec: SceneSpec, path: Path, fmt: str) -> None:
+    """Render and encode every frame with pts = frame index."""
+    with av.open(str(path), "w", format=fmt) as out:
+        stream = _add_stream(out, spec, fmt)
+        for index in range(spec.frame_count):
+            frame = av.VideoFrame.from_ndarray(render_frame(spec, index), format="rgb24")
+            frame.pts = index
+            out.mux(stream.encode(frame))
+        out.mux(stream.encode(None))
+
+
+def write_video(spec: SceneSpec, path: Path, *, container: str | None = None) -> GroundTruth:
+    """Encode a scene to ``path`` (H.264) and return its ground truth.
+
+    The muxer follows the extension (.mp4, .mov, .mkv, .ts) unless
+    ``container`` names one. The file appears atomically: it is written
+    beside the target and renamed when complete.
+    """
+    path = Path(path)
+    fmt = _container_format(path, container)
+    truth = ground_truth(spec)
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        _encode(spec, partial, fmt)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return truth
