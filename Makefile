@@ -23,11 +23,13 @@ run: $(VENV)/.installed
 
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
