@@ -6,7 +6,7 @@ from fastapi import FastAPI
 
 from api.middleware import RequestGuardMiddleware
 from api.problems import install_problem_handlers
-from api.routes import health, videos
+from api.routes import dashboard, health, videos
 from storage.catalog import Catalog
 from ves import __version__
 from ves.settings import Settings
@@ -37,4 +37,6 @@ def create_app(settings: Settings, catalog: Catalog | None = None) -> FastAPI:
     app.add_middleware(RequestGuardMiddleware, settings=settings)
     app.include_router(health.router)
     app.include_router(videos.router)
+    app.include_router(dashboard.router)
+    app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")
     return app

@@ -8,6 +8,8 @@ non-zero, so a process manager above can restart the service as a whole.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import signal
 import socket
@@ -21,6 +23,7 @@ from pathlib import Path
 from ves.settings import Settings
 
 _START_TIMEOUT_S = 120.0
+_PR_SET_PDEATHSIG = 1
 
 
 @dataclass
@@ -107,9 +110,24 @@ def _wait_healthy(child: Child) -> None:
     raise RuntimeError(f"{child.name} did not become healthy in {_START_TIMEOUT_S:.0f} s")
 
 
+def _die_with_parent() -> None:
+    """Runs in the child before exec: ask Linux to SIGTERM it when the supervisor dies.
+
+    Without this, a supervisor killed with SIGKILL would leave the Prefect server and the API
+    running, holding their ports, and the next ``make run`` would fail.
+    """
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # not Linux: Ctrl-C and SIGTERM still stop the children
+
+
 def _start(child: Child) -> None:
     env = {**os.environ, **child.env}
-    child.process = subprocess.Popen(child.argv, env=env, start_new_session=True)  # noqa: S603
+    child.process = subprocess.Popen(  # noqa: S603
+        child.argv, env=env, start_new_session=True, preexec_fn=_die_with_parent
+    )
     _wait_healthy(child)
 
 
@@ -133,6 +151,7 @@ def _banner(settings: Settings) -> str:
             "Video Evidence Service is running.",
             f"  API          {base}",
             f"  API docs     {base}/docs",
+            f"  Dashboard    {base}/dashboard",
             f"  Prefect UI   http://127.0.0.1:{settings.prefect_port}",
             f"  Data         {settings.data_dir.resolve()}",
             "Get an API key:  .venv/bin/ves keys create --tenant my-team",

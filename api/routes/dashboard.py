@@ -1,0 +1,38 @@
+"""The dashboard: static pages that call the same API with the key the user signs in with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+
+router = APIRouter(tags=["dashboard"])
+
+# The page must not be framed elsewhere nor load scripts from anywhere but here.
+_SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; "
+        "frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+@router.get(
+    "/dashboard",
+    summary="Workspace dashboard",
+    description="An HTML page: sign in with an API key, list and add videos.",
+    response_class=FileResponse,
+)
+def dashboard() -> FileResponse:
+    return FileResponse(STATIC_DIR / "dashboard.html", headers=_SECURITY_HEADERS)
+
+
+def static_files() -> StaticFiles:
+    """The dashboard's scripts and styles, mounted at ``/dashboard/static``."""
+    return StaticFiles(directory=STATIC_DIR)
