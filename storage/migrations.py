@@ -73,6 +73,12 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (tenant_id, period, metric)
     );
     """,
+    # 4: run liveness (flows beat while they work) and where a run's artifacts were published.
+    """
+    ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
+    ALTER TABLE runs ADD COLUMN artifacts_path TEXT;
+    CREATE INDEX runs_video_state ON runs(video_id, state, run_id);
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -66,6 +66,9 @@ class Run:
     created_at: str
     started_at: str | None
     finished_at: str | None
+    flow_run_id: str | None = None
+    heartbeat_at: str | None = None
+    artifacts_path: str | None = None
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> Run:
@@ -82,6 +85,9 @@ class Run:
             created_at=row["created_at"],
             started_at=row["started_at"],
             finished_at=row["finished_at"],
+            flow_run_id=row["flow_run_id"],
+            heartbeat_at=row["heartbeat_at"],
+            artifacts_path=row["artifacts_path"],
         )
 
 

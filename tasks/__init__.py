@@ -1,0 +1,1 @@
+"""Pipeline stages, one module each: a pure core that tests call, and a thin Prefect ``@task``."""

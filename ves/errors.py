@@ -17,7 +17,13 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
     ├── SourceError                422                      (a source URL or its bytes)
     │   ├── SourceUnreachable      422 source_unreachable
     │   └── SourceRejected         422 source_rejected      (SSRF guard, bad scheme)
-    └── RateLimited                429 rate_limited         (carries ``retry_after_s``)
+    ├── RateLimited                429 rate_limited         (carries ``retry_after_s``)
+    ├── Unavailable                503 unavailable          (the orchestrator cannot be reached)
+    └── ProcessingError            422                      (why a run failed; its ``code`` is
+        │                                                     recorded as the run's error code)
+        ├── SourceInvalid          422 source_invalid       (not a video, a still, corrupt)
+        ├── SourceTruncated        422 source_truncated     (decoding stops before the end)
+        └── LimitExceeded          422 limit_exceeded       (longer, larger or bigger than allowed)
 
 Third-party errors (PyAV, onnxruntime, HTTP clients) are translated into these in one place each,
 with ``raise X(...) from exc``.
@@ -152,3 +158,40 @@ class RateLimited(VesError):
     def __init__(self, detail: str, *, retry_after_s: int) -> None:
         super().__init__(detail)
         self.retry_after_s = retry_after_s
+
+
+class Unavailable(VesError):
+    """A service the request needs (the orchestrator) does not answer; retry later."""
+
+    code = "unavailable"
+    status = 503
+    title = "Service unavailable"
+
+
+class ProcessingError(VesError):
+    """A run could not process its video; recorded as the run's ``error``."""
+
+    code = "processing_failed"
+    status = 422
+    title = "Processing failed"
+
+
+class SourceInvalid(ProcessingError):
+    """The source is not a usable video: no video stream, a still image, or corrupt data."""
+
+    code = "source_invalid"
+    title = "Not a usable video"
+
+
+class SourceTruncated(ProcessingError):
+    """Decoding stopped well before the duration the file declares."""
+
+    code = "source_truncated"
+    title = "Truncated video"
+
+
+class LimitExceeded(ProcessingError):
+    """The source is longer, larger or bigger than the service's bounds allow."""
+
+    code = "limit_exceeded"
+    title = "Limit exceeded"

@@ -10,14 +10,18 @@ HTTP-client (httpx) errors are translated into ``SourceUnreachable`` here and no
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from ves.errors import SourceRejected, SourceUnreachable, ValidationFailed
+from ves.errors import LimitExceeded, SourceRejected, SourceUnreachable, ValidationFailed
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -37,6 +41,15 @@ class CheckedUrl:
     url: str
     host: str
     addresses: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Downloaded:
+    """A source fetched to a local file."""
+
+    path: Path
+    sha256: str
+    size: int
 
 
 @dataclass(frozen=True)
@@ -113,40 +126,83 @@ def check_url(url: str, *, allow_private: bool) -> CheckedUrl:
     return CheckedUrl(url=url, host=host, addresses=addresses)
 
 
-def probe_url(url: str, *, allow_private: bool, timeout_s: float) -> ProbeResult:
-    """Contact ``url`` (following checked redirects) and read its first bytes.
+@contextmanager
+def _httpx_errors_translated() -> Iterator[None]:
+    """The one place where HTTP-client errors become ``SourceUnreachable``."""
+    try:
+        yield
+    except httpx.TimeoutException as exc:
+        raise SourceUnreachable("the source did not answer in time") from exc
+    except httpx.HTTPError as exc:
+        raise SourceUnreachable(f"the source could not be reached: {exc}") from exc
+
+
+@contextmanager
+def open_source(
+    url: str, *, allow_private: bool, timeout_s: float, headers: dict[str, str] | None = None
+) -> Iterator[httpx.Response]:
+    """A streaming GET of ``url``, following redirects by hand and checking every hop.
+
+    Errors while the caller reads the body are translated too.
 
     Raises:
         SourceRejected: a hop of the redirect chain breaks the policy.
         SourceUnreachable: no answer, a timeout, an HTTP error status or too many redirects.
     """
-    with httpx.Client(follow_redirects=False, timeout=timeout_s) as client:
+    with (
+        httpx.Client(follow_redirects=False, timeout=timeout_s) as client,
+        _httpx_errors_translated(),
+    ):
         for _ in range(_MAX_REDIRECTS + 1):
             check_url(url, allow_private=allow_private)
-            result = _fetch_head_bytes(client, url)
-            if result.status in {301, 302, 303, 307, 308}:
-                url = result.final_url
-                continue
-            return result
+            request = client.build_request("GET", url, headers=headers)
+            response = client.send(request, stream=True)
+            try:
+                if response.is_redirect:
+                    url = urljoin(url, response.headers.get("location", ""))
+                    continue
+                if response.status_code not in {200, 206}:
+                    raise SourceUnreachable(f"the source answered HTTP {response.status_code}")
+                yield response
+                return
+            finally:
+                response.close()
     raise SourceUnreachable(f"more than {_MAX_REDIRECTS} redirects")
 
 
-def _fetch_head_bytes(client: httpx.Client, url: str) -> ProbeResult:
+def probe_url(url: str, *, allow_private: bool, timeout_s: float) -> ProbeResult:
+    """Contact ``url`` (following checked redirects) and read its first bytes."""
     headers = {"Range": f"bytes=0-{_PROBE_BYTES - 1}"}
+    with open_source(url, allow_private=allow_private, timeout_s=timeout_s, headers=headers) as r:
+        first = _read_at_most(r, _PROBE_BYTES)
+        return ProbeResult(str(r.url), r.status_code, r.headers.get("content-type"), first)
+
+
+def download(
+    url: str, dest: Path, *, allow_private: bool, timeout_s: float, max_bytes: int
+) -> Downloaded:
+    """Stream ``url`` into ``dest``, hashing on the way, refusing more than ``max_bytes``.
+
+    Raises:
+        LimitExceeded: the source is bigger than ``max_bytes`` (nothing is left behind).
+        SourceRejected, SourceUnreachable: as ``open_source``.
+    """
+    digest, size = hashlib.sha256(), 0
     try:
-        with client.stream("GET", url, headers=headers) as response:
-            if response.is_redirect:
-                location = urljoin(url, response.headers.get("location", ""))
-                return ProbeResult(location, response.status_code, None, b"")
-            if response.status_code not in {200, 206}:
-                raise SourceUnreachable(f"the source answered HTTP {response.status_code}")
-            first = _read_at_most(response, _PROBE_BYTES)
-            content_type = response.headers.get("content-type")
-            return ProbeResult(url, response.status_code, content_type, first)
-    except httpx.TimeoutException as exc:
-        raise SourceUnreachable("the source did not answer in time") from exc
-    except httpx.HTTPError as exc:
-        raise SourceUnreachable(f"the source could not be reached: {exc}") from exc
+        with (
+            open_source(url, allow_private=allow_private, timeout_s=timeout_s) as response,
+            dest.open("wb") as out,
+        ):
+            for chunk in response.iter_bytes(1 << 16):
+                size += len(chunk)
+                if size > max_bytes:
+                    raise LimitExceeded(f"the source is larger than the limit of {max_bytes} bytes")
+                digest.update(chunk)
+                out.write(chunk)
+    except BaseException:
+        dest.unlink(missing_ok=True)
+        raise
+    return Downloaded(dest, digest.hexdigest(), size)
 
 
 def _read_at_most(response: httpx.Response, limit: int) -> bytes:

@@ -46,6 +46,34 @@ class Settings(BaseSettings):
         2 * GiB, gt=0, description="Largest uploaded recording accepted (413 above)."
     )
     prefect_port: int = Field(4200, ge=1, le=65535, description="Port of the local Prefect server.")
+    # Processing bounds and defaults.
+    sample_fps: float = Field(5.0, gt=0, le=30, description="Frames analysed per second of video.")
+    max_duration_s: float = Field(
+        600.0, gt=0, description="Longest stretch of a video that is processed (the rest is not)."
+    )
+    max_width: int = Field(3840, gt=0, description="Widest video accepted (pixels).")
+    max_height: int = Field(2160, gt=0, description="Tallest video accepted (pixels).")
+    max_source_bytes: int = Field(
+        2 * GiB, gt=0, description="Largest source a run downloads (URL and HLS sources)."
+    )
+    read_timeout_s: float = Field(
+        30.0, gt=0, description="Longest wait for data from a source while downloading."
+    )
+    analysis_width: int = Field(
+        320, ge=64, le=1920, description="Width of the grey frames motion is detected on."
+    )
+    thumbnail_width: int = Field(480, ge=64, le=1920, description="Width of evidence thumbnails.")
+    scene_cut_threshold: float = Field(
+        0.3, gt=0, lt=1, description="Scene-change score above which the world state is rebuilt."
+    )
+    dwell_s: float = Field(3.0, gt=0, description="Stillness that counts as a dwell (seconds).")
+    heartbeat_timeout_s: float = Field(
+        90.0, gt=0, description="A running run silent this long is failed as stopped."
+    )
+    retention_days: int = Field(7, ge=1, description="Days a run's artifacts are kept.")
+    price_per_video_minute: float = Field(
+        0.0, ge=0, description="Price of one processed minute of video, for cost.json."
+    )
     log_level: str = Field("info", description="Log level of the service processes.")
 
     @field_validator("log_level")

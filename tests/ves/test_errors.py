@@ -19,7 +19,13 @@ API_MD_CODES = {
     "source_unreachable": 422,
     "source_rejected": 422,
     "internal": 500,
-    "method_not_allowed": 405,  # beyond API.md's list: a route called with the wrong method
+    "method_not_allowed": 405,
+    "unavailable": 503,
+    # Run error codes (recorded on failed runs, 422 if ever rendered).
+    "processing_failed": 422,
+    "source_invalid": 422,
+    "source_truncated": 422,
+    "limit_exceeded": 422,  # beyond API.md's list: a route called with the wrong method
 }
 
 

@@ -1,0 +1,115 @@
+"""``Detections``: the one value type for boxes found in sampled frames (columnar numpy).
+
+Boxes are ``(N, 4) float32`` ``x1, y1, x2, y2`` in NORMALISED frame coordinates (0..1), so every
+stage works the same whatever resolution a detector ran at. One row per box; rows of many frames
+can live in one ``Detections`` (``frame_index`` tells which sampled frame each row belongs to).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.int64]
+
+
+def _column(values: object, dtype: type[np.generic], n: int, name: str) -> npt.NDArray[np.generic]:
+    array = np.asarray(values, dtype=dtype)
+    if array.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},), got {array.shape}")
+    return array
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Boxes with their scores, classes, sampled-frame index, time and (once tracked) track id.
+
+    Attributes:
+        boxes: ``(N, 4) float32`` normalised ``x1, y1, x2, y2``.
+        scores: ``(N,) float32`` confidence in 0..1.
+        class_ids: ``(N,) int64`` index into ``class_names``.
+        frame_index: ``(N,) int64`` sampled-frame index (0, 1, 2 ... in sampling order).
+        t_s: ``(N,) float32`` time of the frame in the video, seconds.
+        track_ids: ``(N,) int64``, -1 until tracking assigns one.
+        class_names: names of the class ids (shared by every row).
+    """
+
+    boxes: FloatArray
+    scores: FloatArray
+    class_ids: IntArray
+    frame_index: IntArray
+    t_s: FloatArray
+    track_ids: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    class_names: tuple[str, ...] = ("motion",)
+
+    def __post_init__(self) -> None:
+        boxes = np.asarray(self.boxes, dtype=np.float32).reshape(-1, 4)
+        n = len(boxes)
+        object.__setattr__(self, "boxes", boxes)
+        object.__setattr__(self, "scores", _column(self.scores, np.float32, n, "scores"))
+        object.__setattr__(self, "class_ids", _column(self.class_ids, np.int64, n, "class_ids"))
+        object.__setattr__(
+            self, "frame_index", _column(self.frame_index, np.int64, n, "frame_index")
+        )
+        object.__setattr__(self, "t_s", _column(self.t_s, np.float32, n, "t_s"))
+        tracks = self.track_ids if len(self.track_ids) else np.full(n, -1, dtype=np.int64)
+        object.__setattr__(self, "track_ids", _column(tracks, np.int64, n, "track_ids"))
+
+    def __len__(self) -> int:
+        return len(self.boxes)
+
+    @classmethod
+    def empty(cls, class_names: tuple[str, ...] = ("motion",)) -> Detections:
+        """No boxes at all."""
+        z = np.zeros(0)
+        return cls(np.zeros((0, 4)), z, z, z, z, class_names=class_names)  # type: ignore[arg-type]
+
+    @classmethod
+    def concatenate(cls, parts: Sequence[Detections]) -> Detections:
+        """Rows of ``parts`` one after the other; all parts must share ``class_names``."""
+        if not parts:
+            return cls.empty()
+        names = parts[0].class_names
+        if any(p.class_names != names for p in parts):
+            raise ValueError("cannot concatenate detections with different class_names")
+        return cls(
+            boxes=np.concatenate([p.boxes for p in parts]),
+            scores=np.concatenate([p.scores for p in parts]),
+            class_ids=np.concatenate([p.class_ids for p in parts]),
+            frame_index=np.concatenate([p.frame_index for p in parts]),
+            t_s=np.concatenate([p.t_s for p in parts]),
+            track_ids=np.concatenate([p.track_ids for p in parts]),
+            class_names=names,
+        )
+
+    def select(self, mask: npt.NDArray[np.bool_] | IntArray) -> Detections:
+        """The rows picked by a boolean mask or an index array."""
+        return Detections(
+            self.boxes[mask],
+            self.scores[mask],
+            self.class_ids[mask],
+            self.frame_index[mask],
+            self.t_s[mask],
+            self.track_ids[mask],
+            self.class_names,
+        )
+
+    def with_track_ids(self, track_ids: IntArray) -> Detections:
+        """The same rows with ``track_ids`` set."""
+        return Detections(
+            self.boxes,
+            self.scores,
+            self.class_ids,
+            self.frame_index,
+            self.t_s,
+            np.asarray(track_ids, dtype=np.int64),
+            self.class_names,
+        )
+
+    def class_of(self, row: int) -> str:
+        """The class name of one row."""
+        return self.class_names[int(self.class_ids[row])]

@@ -1,0 +1,200 @@
+"""Stage 2, sample: decode the whole stream once, keep ``sample_fps`` frames, mark scene changes.
+
+Every frame the codec needs is decoded, but only the sampled ones are converted, and straight to
+the sizes later stages use (converting every frame to numpy costs more than decoding it):
+a small grey frame for motion analysis (appended to one raw file, read back as a memmap, so memory
+stays flat however long the video) and a JPEG of each sampled frame for evidence thumbnails.
+A scene-change score between consecutive sampled frames marks where the world state must be
+rebuilt (a refresh marker).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import av
+import numpy as np
+import numpy.typing as npt
+
+from tasks.decode import SourceInfo, open_video
+from ves.errors import SourceInvalid, SourceTruncated
+
+GREY_FILE = "grey.u8"
+FRAMES_DIR = "frames"
+_TINY_STEP = 5  # scene scores are computed on every 5th pixel of the analysis frame
+_HIST_BINS = 16
+
+
+@dataclass(frozen=True)
+class SampleConfig:
+    sample_fps: float
+    max_duration_s: float
+    analysis_width: int
+    thumbnail_width: int
+    scene_cut_threshold: float
+
+
+@dataclass(frozen=True)
+class SampledFrames:
+    """What the sample stage produced: small enough to hand between tasks."""
+
+    count: int
+    grey_path: str
+    grey_height: int
+    grey_width: int
+    frames_dir: str
+    decoded: int
+    duration_s: float
+    processed_s: float
+    truncated_at_bound: bool
+    rows: tuple[dict[str, Any], ...]
+
+    def grey(self) -> npt.NDArray[np.uint8]:
+        """All sampled grey frames, ``(count, H, W)``, memory-mapped from disk."""
+        if self.count == 0:
+            return np.zeros((0, self.grey_height, self.grey_width), dtype=np.uint8)
+        shape = (self.count, self.grey_height, self.grey_width)
+        return np.memmap(self.grey_path, dtype=np.uint8, mode="r", shape=shape)
+
+    def thumbnail_path(self, sample_index: int) -> Path:
+        return Path(self.frames_dir) / f"{sample_index:07d}.jpg"
+
+
+def _even(value: float) -> int:
+    return max(2, round(value / 2) * 2)
+
+
+def scaled_size(width: int, height: int, target_width: int) -> tuple[int, int]:
+    """A size at most ``target_width`` wide with the source's aspect ratio (even numbers)."""
+    scale = min(1.0, target_width / width)
+    return _even(width * scale), _even(height * scale)
+
+
+def scene_score(previous: npt.NDArray[np.uint8] | None, tiny: npt.NDArray[np.uint8]) -> float:
+    """How different two consecutive sampled frames are, 0 (same) to 1 (another scene).
+
+    The larger of the mean absolute difference (scaled so that 32 grey levels on average is a
+    certain cut) and the histogram distance (catches cuts between scenes of similar brightness).
+    On the synthetic lobby, a moving object or a sign appearing scores <= 0.1 and the cut 0.79.
+    """
+    if previous is None:
+        return 0.0
+    mad = float(np.mean(np.abs(previous.astype(np.int16) - tiny.astype(np.int16)))) / 32.0
+    h1 = np.bincount(previous.ravel() // (256 // _HIST_BINS), minlength=_HIST_BINS)
+    h2 = np.bincount(tiny.ravel() // (256 // _HIST_BINS), minlength=_HIST_BINS)
+    hist = 1.0 - float(np.minimum(h1, h2).sum()) / max(1, tiny.size)
+    return min(1.0, max(mad, hist))
+
+
+class _Sampler:
+    """Per-video sampling state: the next time to keep, outputs, and the previous tiny frame."""
+
+    def __init__(self, cfg: SampleConfig, source: SourceInfo, grey: BinaryIO, frames: Path):
+        self.cfg, self.grey_out, self.frames_dir = cfg, grey, frames
+        self.grey_size = scaled_size(source.width, source.height, cfg.analysis_width)
+        self.thumb_size = scaled_size(source.width, source.height, cfg.thumbnail_width)
+        self.next_t = 0.0
+        self.previous: npt.NDArray[np.uint8] | None = None
+        self.rows: list[dict[str, Any]] = []
+
+    def wants(self, t: float) -> bool:
+        return t + 1e-6 >= self.next_t
+
+    def keep(self, frame: av.VideoFrame, t: float) -> None:
+        width, height = self.grey_size
+        grey: npt.NDArray[np.uint8] = frame.to_ndarray(width=width, height=height, format="gray")  # type: ignore[assignment]
+        tiny: npt.NDArray[np.uint8] = grey[::_TINY_STEP, ::_TINY_STEP]
+        score = scene_score(self.previous, tiny)
+        index = len(self.rows)
+        refresh = index == 0 or score >= self.cfg.scene_cut_threshold
+        self.grey_out.write(np.ascontiguousarray(grey).tobytes())
+        thumb = frame.to_image(width=self.thumb_size[0], height=self.thumb_size[1])  # type: ignore[no-untyped-call]
+        thumb.save(self.frames_dir / f"{index:07d}.jpg", format="JPEG", quality=82)
+        reason = "start" if index == 0 else ("scene_change" if refresh else None)
+        self.rows.append(
+            {
+                "sample_index": index,
+                "t_s": t,
+                "scene_score": score,
+                "refresh": refresh,
+                "refresh_reason": reason,
+            }
+        )
+        self.previous = tiny
+        step = 1.0 / self.cfg.sample_fps
+        self.next_t = max(self.next_t + step, t + step / 2)
+
+
+def _frame_time(frame: av.VideoFrame, start: float, decoded: int, fps: float) -> float:
+    return (frame.time - start) if frame.time is not None else decoded / fps
+
+
+def sample_video(
+    source: SourceInfo,
+    cfg: SampleConfig,
+    scratch: Path,
+    on_progress: Callable[[float], None] = lambda _: None,
+) -> SampledFrames:
+    """Decode ``source`` once and keep the sampled frames (the pure core of the stage)."""
+    frames_dir = scratch / FRAMES_DIR
+    frames_dir.mkdir(parents=True, exist_ok=True)
+    horizon = min(cfg.max_duration_s, source.duration_s or math.inf)
+    decoded, last_t, truncated = 0, 0.0, False
+    with open_video(Path(source.path)) as container, (scratch / GREY_FILE).open("wb") as grey:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        base = stream.time_base
+        start = float(stream.start_time * base) if stream.start_time and base else 0.0
+        sampler = _Sampler(cfg, source, grey, frames_dir)
+        for frame in container.decode(stream):
+            t = _frame_time(frame, start, decoded, source.fps)
+            if t > cfg.max_duration_s:
+                truncated = True
+                break
+            decoded, last_t = decoded + 1, max(last_t, t)
+            if sampler.wants(t):
+                sampler.keep(frame, t)
+                if len(sampler.rows) % 25 == 0 and math.isfinite(horizon):
+                    on_progress(min(1.0, t / horizon))
+    _check_complete(source, decoded, last_t, truncated)
+    return _result(source, sampler, scratch, decoded, last_t, truncated)
+
+
+def _check_complete(source: SourceInfo, decoded: int, last_t: float, bounded: bool) -> None:
+    if decoded == 0:
+        raise SourceInvalid("no frame of the video could be decoded")
+    if decoded == 1:
+        raise SourceInvalid("the source holds a single frame: a still image, not a video")
+    declared = source.duration_s
+    if bounded or declared is None:
+        return
+    end = last_t + 1.0 / source.fps
+    if end < declared - max(1.0, 0.05 * declared):
+        raise SourceTruncated(
+            f"decoding stopped at {end:.1f} s of the declared {declared:.1f} s; "
+            "the file is truncated or corrupt"
+        )
+
+
+def _result(
+    source: SourceInfo, sampler: _Sampler, scratch: Path, decoded: int, last_t: float, bounded: bool
+) -> SampledFrames:
+    processed = last_t + 1.0 / source.fps
+    duration = source.duration_s if source.duration_s is not None else processed
+    width, height = sampler.grey_size
+    return SampledFrames(
+        count=len(sampler.rows),
+        grey_path=str(scratch / GREY_FILE),
+        grey_height=height,
+        grey_width=width,
+        frames_dir=str(scratch / FRAMES_DIR),
+        decoded=decoded,
+        duration_s=max(duration, processed),
+        processed_s=processed,
+        truncated_at_bound=bounded,
+        rows=tuple(sampler.rows),
+    )
