@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
+from api.lifespan import reaper_lifespan
 from api.middleware import RequestGuardMiddleware
 from api.problems import install_problem_handlers
-from api.routes import dashboard, health, videos
+from api.routes import artifacts, dashboard, health, runs, videos
+from flows.orchestrator import PrefectSubmitter, Submitter
 from storage.catalog import Catalog
+from storage.reads import ArtifactReader
+from storage.runs import RunStore
 from ves import __version__
 from ves.settings import Settings
 
@@ -21,10 +25,21 @@ with a `code` and the `request_id` that is also in the `X-Request-ID` header.
 """
 
 
-def create_app(settings: Settings, catalog: Catalog | None = None) -> FastAPI:
-    """Build the API for ``settings``; opens (and upgrades) the catalog unless one is given."""
+def create_app(
+    settings: Settings, catalog: Catalog | None = None, submitter: Submitter | None = None
+) -> FastAPI:
+    """Build the API for ``settings``.
+
+    Args:
+        settings: the service's settings.
+        catalog: the catalog to use; by default the settings' one is opened (and upgraded).
+        submitter: where runs go; by default the Prefect deployment, watched by the reaper.
+    """
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    catalog = catalog or Catalog.open(settings.catalog_path)
+    submitter = submitter or PrefectSubmitter()
     app = FastAPI(
+        lifespan=reaper_lifespan(settings, RunStore(catalog), submitter),
         title="Video Evidence Service",
         version=__version__,
         description=DESCRIPTION,
@@ -32,11 +47,15 @@ def create_app(settings: Settings, catalog: Catalog | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
-    app.state.catalog = catalog or Catalog.open(settings.catalog_path)
+    app.state.catalog = catalog
+    app.state.submitter = submitter
+    app.state.reader = ArtifactReader()
     install_problem_handlers(app)
     app.add_middleware(RequestGuardMiddleware, settings=settings)
     app.include_router(health.router)
     app.include_router(videos.router)
+    app.include_router(runs.router)
+    app.include_router(artifacts.router)
     app.include_router(dashboard.router)
     app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")
     return app

@@ -11,8 +11,11 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from flows.orchestrator import Submitter
 from storage.catalog import Catalog
+from storage.reads import ArtifactReader
 from storage.records import Tenant
+from storage.runs import RunStore
 from storage.tenants import TenantStore
 from storage.videos import VideoStore
 from ves.errors import Unauthorized
@@ -54,3 +57,22 @@ def current_tenant(
 
 VideosDep = Annotated[VideoStore, Depends(get_videos)]
 TenantDep = Annotated[Tenant, Depends(current_tenant)]
+
+
+def get_runs(catalog: CatalogDep) -> RunStore:
+    return RunStore(catalog)
+
+
+def get_reader(request: Request) -> ArtifactReader:
+    reader: ArtifactReader = request.app.state.reader
+    return reader
+
+
+def get_submitter(request: Request) -> Submitter:
+    submitter: Submitter = request.app.state.submitter
+    return submitter
+
+
+RunsDep = Annotated[RunStore, Depends(get_runs)]
+ReaderDep = Annotated[ArtifactReader, Depends(get_reader)]
+SubmitterDep = Annotated[Submitter, Depends(get_submitter)]

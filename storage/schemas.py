@@ -138,6 +138,7 @@ EVIDENCE = pa.schema(
 ARTIFACTS: dict[str, pa.Schema] = {
     "frames": FRAMES,
     "detections": DETECTIONS,
+    "tracks": DETECTIONS,  # the detections kept by tracking, with their object id
     "objects": OBJECTS,
     "zones": ZONES,
     "events": EVENTS,

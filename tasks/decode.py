@@ -17,8 +17,11 @@ from pathlib import Path
 
 import av
 import av.container
+from prefect import get_run_logger, task
+from prefect.cache_policies import NONE
 
 from storage.artifacts import sha256_file
+from tasks.context import RunContext, SourceRef
 from tasks.hls import HlsLimits, fetch_hls
 from ves.errors import LimitExceeded, SourceInvalid
 from ves.netguard import download
@@ -26,15 +29,6 @@ from ves.settings import Settings
 
 _STILL_FORMATS = {"image2", "png_pipe", "jpeg_pipe", "webp_pipe", "bmp_pipe", "tiff_pipe", "gif"}
 _STILL_CODECS = {"png", "bmp", "tiff", "webp", "gif"}
-
-
-@dataclass(frozen=True)
-class SourceRef:
-    """Where a video's bytes are: a URL, an HLS playlist, or an uploaded file."""
-
-    kind: str
-    url: str | None
-    path: str | None
 
 
 @dataclass(frozen=True)
@@ -139,3 +133,22 @@ def decode_source(ref: SourceRef, scratch: Path, settings: Settings) -> SourceIn
     path, digest, size = acquire_source(ref, scratch, settings)
     duration, width, height, fps, codec, fmt = probe_video(path, settings)
     return SourceInfo(str(path), digest, size, duration, width, height, fps, codec, fmt)
+
+
+@task(name="decode", cache_policy=NONE, retries=1, retry_delay_seconds=2)
+def decode_task(ctx: RunContext) -> SourceInfo:
+    """Fetch and probe the run's source (retried once: networks fail transiently)."""
+    ctx.report("decode")
+    info = decode_source(ctx.source, ctx.layout.scratch_dir, ctx.settings)
+    get_run_logger().info(
+        "source %s: %d bytes, %dx%d %s at %.2f fps, %s s, sha256 %s",
+        ctx.source.kind,
+        info.size_bytes,
+        info.width,
+        info.height,
+        info.codec,
+        info.fps,
+        f"{info.duration_s:.1f}" if info.duration_s else "unknown",
+        info.sha256,
+    )
+    return info

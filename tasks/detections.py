@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
+
+from storage.schemas import DETECTIONS
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
@@ -113,3 +116,47 @@ class Detections:
     def class_of(self, row: int) -> str:
         """The class name of one row."""
         return self.class_names[int(self.class_ids[row])]
+
+
+def detections_to_table(
+    dets: Detections, detector: str, object_ids: dict[int, str] | None = None
+) -> pa.Table:
+    """``Detections`` as a table of the ``detections`` schema (track ids as object ids)."""
+    ids = object_ids or {}
+    return pa.table(
+        {
+            "sample_index": pa.array(dets.frame_index, pa.int32()),
+            "t_s": pa.array(dets.t_s.astype(np.float64)),
+            "bbox": pa.array(dets.boxes.tolist(), pa.list_(pa.float32(), 4)),
+            "score": pa.array(dets.scores),
+            "class": pa.array([dets.class_names[int(c)] for c in dets.class_ids], pa.string()),
+            "detector": pa.array([detector] * len(dets), pa.string()),
+            "track_id": pa.array([ids.get(int(t)) for t in dets.track_ids], pa.string()),
+        },
+        schema=DETECTIONS,
+    )
+
+
+def track_numbers(table: pa.Table) -> dict[str, int]:
+    """Object id -> track number, numbered by first appearance in a ``detections`` table."""
+    names = table.column("track_id").to_pylist()
+    return {name: i + 1 for i, name in enumerate(dict.fromkeys(n for n in names if n))}
+
+
+def detections_from_table(table: pa.Table) -> Detections:
+    """The ``Detections`` of a ``detections``-schema table; object ids become track numbers
+    (see ``track_numbers``)."""
+    classes = table.column("class").to_pylist()
+    names = tuple(dict.fromkeys(classes)) or ("motion",)
+    track_names = table.column("track_id").to_pylist()
+    numbers = track_numbers(table)
+    boxes = np.asarray(table.column("bbox").to_pylist(), dtype=np.float32).reshape(-1, 4)
+    return Detections(
+        boxes=boxes,
+        scores=table.column("score").to_numpy(),
+        class_ids=np.asarray([names.index(c) for c in classes], dtype=np.int64),
+        frame_index=table.column("sample_index").to_numpy().astype(np.int64),
+        t_s=table.column("t_s").to_numpy().astype(np.float32),
+        track_ids=np.asarray([numbers.get(n, -1) if n else -1 for n in track_names], np.int64),
+        class_names=names,
+    )

@@ -1,31 +1,36 @@
 """Stage 2, sample: decode the whole stream once, keep ``sample_fps`` frames, mark scene changes.
 
-Every frame the codec needs is decoded, but only the sampled ones are converted, and straight to
-the sizes later stages use (converting every frame to numpy costs more than decoding it):
-a small grey frame for motion analysis (appended to one raw file, read back as a memmap, so memory
-stays flat however long the video) and a JPEG of each sampled frame for evidence thumbnails.
-A scene-change score between consecutive sampled frames marks where the world state must be
-rebuilt (a refresh marker).
+Every frame the codec needs is decoded, but only the sampled ones are converted, once, straight
+to the thumbnail size (converting every frame to numpy costs more than decoding it). Each sampled
+frame is kept as one JPEG on disk: detectors read it back at their analysis size, evidence draws
+on it. Nothing is held in memory, so memory stays flat however long the video. A scene-change
+score between consecutive sampled frames marks where the world state must be rebuilt (a refresh
+marker). Colour matters: objects as bright as the background vanish in grey.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import av
 import numpy as np
 import numpy.typing as npt
+from PIL import Image
+from prefect import get_run_logger, task
+from prefect.cache_policies import NONE
 
+from storage.artifacts import write_rows
+from tasks.context import RunContext
 from tasks.decode import SourceInfo, open_video
 from ves.errors import SourceInvalid, SourceTruncated
 
-GREY_FILE = "grey.u8"
 FRAMES_DIR = "frames"
-_TINY_STEP = 5  # scene scores are computed on every 5th pixel of the analysis frame
+_TINY_WIDTH = 64  # scene scores are computed on a frame about this wide
 _HIST_BINS = 16
 
 
@@ -43,25 +48,28 @@ class SampledFrames:
     """What the sample stage produced: small enough to hand between tasks."""
 
     count: int
-    grey_path: str
-    grey_height: int
-    grey_width: int
     frames_dir: str
+    analysis_width: int
+    analysis_height: int
     decoded: int
     duration_s: float
     processed_s: float
     truncated_at_bound: bool
     rows: tuple[dict[str, Any], ...]
 
-    def grey(self) -> npt.NDArray[np.uint8]:
-        """All sampled grey frames, ``(count, H, W)``, memory-mapped from disk."""
-        if self.count == 0:
-            return np.zeros((0, self.grey_height, self.grey_width), dtype=np.uint8)
-        shape = (self.count, self.grey_height, self.grey_width)
-        return np.memmap(self.grey_path, dtype=np.uint8, mode="r", shape=shape)
-
     def thumbnail_path(self, sample_index: int) -> Path:
+        """The JPEG of a sampled frame (thumbnail size)."""
         return Path(self.frames_dir) / f"{sample_index:07d}.jpg"
+
+    def analysis_frame(self, sample_index: int) -> npt.NDArray[np.uint8]:
+        """A sampled frame as ``(H, W, 3)`` RGB at the analysis size."""
+        size = (self.analysis_width, self.analysis_height)
+        with Image.open(self.thumbnail_path(sample_index)) as image:
+            image.draft("RGB", size)  # let the JPEG decoder downscale by 2, 4 or 8 for free
+            picture = image.convert("RGB")
+            if picture.size != size:
+                picture = picture.resize(size, Image.Resampling.BILINEAR)
+        return np.asarray(picture, dtype=np.uint8)
 
 
 def _even(value: float) -> int:
@@ -93,10 +101,11 @@ def scene_score(previous: npt.NDArray[np.uint8] | None, tiny: npt.NDArray[np.uin
 class _Sampler:
     """Per-video sampling state: the next time to keep, outputs, and the previous tiny frame."""
 
-    def __init__(self, cfg: SampleConfig, source: SourceInfo, grey: BinaryIO, frames: Path):
-        self.cfg, self.grey_out, self.frames_dir = cfg, grey, frames
-        self.grey_size = scaled_size(source.width, source.height, cfg.analysis_width)
+    def __init__(self, cfg: SampleConfig, source: SourceInfo, frames: Path):
+        self.cfg, self.frames_dir = cfg, frames
+        self.analysis_size = scaled_size(source.width, source.height, cfg.analysis_width)
         self.thumb_size = scaled_size(source.width, source.height, cfg.thumbnail_width)
+        self.tiny_step = max(1, self.thumb_size[0] // _TINY_WIDTH)
         self.next_t = 0.0
         self.previous: npt.NDArray[np.uint8] | None = None
         self.rows: list[dict[str, Any]] = []
@@ -105,15 +114,13 @@ class _Sampler:
         return t + 1e-6 >= self.next_t
 
     def keep(self, frame: av.VideoFrame, t: float) -> None:
-        width, height = self.grey_size
-        grey: npt.NDArray[np.uint8] = frame.to_ndarray(width=width, height=height, format="gray")  # type: ignore[assignment]
-        tiny: npt.NDArray[np.uint8] = grey[::_TINY_STEP, ::_TINY_STEP]
-        score = scene_score(self.previous, tiny)
+        width, height = self.thumb_size
+        rgb = frame.to_ndarray(width=width, height=height, format="rgb24")
         index = len(self.rows)
+        Image.fromarray(rgb).save(self.frames_dir / f"{index:07d}.jpg", format="JPEG", quality=85)
+        tiny = rgb[:: self.tiny_step, :: self.tiny_step].mean(axis=2).astype(np.uint8)
+        score = scene_score(self.previous, tiny)
         refresh = index == 0 or score >= self.cfg.scene_cut_threshold
-        self.grey_out.write(np.ascontiguousarray(grey).tobytes())
-        thumb = frame.to_image(width=self.thumb_size[0], height=self.thumb_size[1])  # type: ignore[no-untyped-call]
-        thumb.save(self.frames_dir / f"{index:07d}.jpg", format="JPEG", quality=82)
         reason = "start" if index == 0 else ("scene_change" if refresh else None)
         self.rows.append(
             {
@@ -144,12 +151,12 @@ def sample_video(
     frames_dir.mkdir(parents=True, exist_ok=True)
     horizon = min(cfg.max_duration_s, source.duration_s or math.inf)
     decoded, last_t, truncated = 0, 0.0, False
-    with open_video(Path(source.path)) as container, (scratch / GREY_FILE).open("wb") as grey:
+    with open_video(Path(source.path)) as container:
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
         base = stream.time_base
         start = float(stream.start_time * base) if stream.start_time and base else 0.0
-        sampler = _Sampler(cfg, source, grey, frames_dir)
+        sampler = _Sampler(cfg, source, frames_dir)
         for frame in container.decode(stream):
             t = _frame_time(frame, start, decoded, source.fps)
             if t > cfg.max_duration_s:
@@ -185,16 +192,40 @@ def _result(
 ) -> SampledFrames:
     processed = last_t + 1.0 / source.fps
     duration = source.duration_s if source.duration_s is not None else processed
-    width, height = sampler.grey_size
+    width, height = sampler.analysis_size
     return SampledFrames(
         count=len(sampler.rows),
-        grey_path=str(scratch / GREY_FILE),
-        grey_height=height,
-        grey_width=width,
         frames_dir=str(scratch / FRAMES_DIR),
+        analysis_width=width,
+        analysis_height=height,
         decoded=decoded,
         duration_s=max(duration, processed),
         processed_s=processed,
         truncated_at_bound=bounded,
         rows=tuple(sampler.rows),
     )
+
+
+@task(name="sample", cache_policy=NONE)
+def sample_task(ctx: RunContext, source: SourceInfo) -> SampledFrames:
+    """Sample the video; writes ``frames.parquet``; returns where the sampled frames are."""
+    ctx.report("sample")
+    settings = ctx.settings
+    cfg = SampleConfig(
+        ctx.sample_fps,
+        ctx.max_duration_s,
+        settings.analysis_width,
+        settings.thumbnail_width,
+        settings.scene_cut_threshold,
+    )
+    result = sample_video(source, cfg, ctx.layout.scratch_dir, lambda f: ctx.report("sample", f))
+    write_rows(ctx.layout.out_dir, "frames", list(result.rows))
+    refreshes = sum(1 for r in result.rows if r["refresh_reason"] == "scene_change")
+    get_run_logger().info(
+        "decoded %d frames, sampled %d (%.1f s processed), %d scene changes",
+        result.decoded,
+        result.count,
+        result.processed_s,
+        refreshes,
+    )
+    return dataclasses.replace(result, rows=())

@@ -17,6 +17,15 @@ from tests.fixtures.live_server import serve_app
 from ves.settings import Settings
 
 
+@pytest.fixture(scope="session")
+def prefect_harness() -> Iterator[None]:
+    """A temporary Prefect server for flows run in-process (started once per session)."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test sees the developer's VES_* variables."""

@@ -46,6 +46,9 @@ class Settings(BaseSettings):
         2 * GiB, gt=0, description="Largest uploaded recording accepted (413 above)."
     )
     prefect_port: int = Field(4200, ge=1, le=65535, description="Port of the local Prefect server.")
+    worker_limit: int = Field(
+        2, ge=1, le=64, description="Runs one local worker processes at once (2 cores: 2)."
+    )
     # Processing bounds and defaults.
     sample_fps: float = Field(5.0, gt=0, le=30, description="Frames analysed per second of video.")
     max_duration_s: float = Field(

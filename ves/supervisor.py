@@ -1,9 +1,10 @@
 """``ves serve``: the whole service on one machine, as child processes of one supervisor.
 
 It starts a local Prefect server (its UI is where data engineers watch runs; its database lives
-under the data folder), then the API under uvicorn, prints where everything is, and stops them all
-together on Ctrl-C or SIGTERM. If one child dies, the others are stopped too and the exit code is
-non-zero, so a process manager above can restart the service as a whole.
+under the data folder), applies ``prefect.yaml`` (the process work pool and the ``process-video``
+deployment), starts a worker of that pool, then the API under uvicorn, prints where everything is,
+and stops them all together on Ctrl-C or SIGTERM. If one child dies, the others are stopped too
+and the exit code is non-zero, so a process manager above can restart the service as a whole.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from pathlib import Path
 from ves.settings import Settings
 
 _START_TIMEOUT_S = 120.0
+PROJECT_DIR = Path(__file__).resolve().parents[1]
+WORK_POOL = "ves-process"
+_WORKER_SETTLE_S = 3.0
 _PR_SET_PDEATHSIG = 1
 
 
@@ -32,7 +36,7 @@ class Child:
 
     name: str
     argv: list[str]
-    health_url: str
+    health_url: str | None
     env: dict[str, str] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = None
 
@@ -68,6 +72,24 @@ def _children(settings: Settings) -> list[Child]:
         f"http://127.0.0.1:{settings.prefect_port}/api/health",
         prefect_env(settings),
     )
+    worker = Child(
+        "prefect-worker",
+        [
+            str(bin_dir / "prefect"),
+            "worker",
+            "start",
+            "--pool",
+            WORK_POOL,
+            "--type",
+            "process",
+            "--limit",
+            str(max(1, settings.worker_limit)),
+            "--name",
+            f"ves-worker-{socket.gethostname()}",
+        ],
+        None,
+        prefect_env(settings),
+    )
     api = Child(
         "api",
         [
@@ -87,7 +109,7 @@ def _children(settings: Settings) -> list[Child]:
         f"{settings.base_url}/healthz",
         prefect_env(settings),
     )
-    return [prefect, api]
+    return [prefect, worker, api]
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -96,6 +118,12 @@ def _port_free(host: str, port: int) -> bool:
 
 
 def _wait_healthy(child: Child) -> None:
+    if child.health_url is None:  # no probe: alive after a moment is as good as it gets
+        time.sleep(_WORKER_SETTLE_S)
+        assert child.process is not None
+        if child.process.poll() is not None:
+            raise RuntimeError(f"{child.name} exited with code {child.process.returncode}")
+        return
     deadline = time.monotonic() + _START_TIMEOUT_S
     while time.monotonic() < deadline:
         assert child.process is not None
@@ -121,6 +149,22 @@ def _die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     except (OSError, AttributeError):
         pass  # not Linux: Ctrl-C and SIGTERM still stop the children
+
+
+def apply_prefect_project(settings: Settings) -> None:
+    """Create the work pool and the deployments of ``prefect.yaml`` on the local server."""
+    prefect = str(Path(sys.executable).parent / "prefect")
+    env = {**os.environ, **prefect_env(settings), "VES_PROJECT_DIR": str(PROJECT_DIR)}
+    steps = (
+        [prefect, "work-pool", "create", WORK_POOL, "--type", "process", "--overwrite"],
+        [prefect, "--no-prompt", "deploy", "--all", "--prefect-file", "prefect.yaml"],
+    )
+    for argv in steps:
+        done = subprocess.run(  # noqa: S603
+            argv, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=180
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv[1:3])} failed:\n{done.stdout}{done.stderr}")
 
 
 def _start(child: Child) -> None:
@@ -178,6 +222,8 @@ def serve(settings: Settings) -> int:
     try:
         for child in children:
             _start(child)
+            if child.name == "prefect-server":
+                apply_prefect_project(settings)
         print(_banner(settings), flush=True)
         return _watch(children)
     except KeyboardInterrupt:

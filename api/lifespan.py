@@ -1,0 +1,46 @@
+"""The API's background duty: reap runs that stopped without finishing, at start and on a timer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+
+from fastapi import FastAPI
+
+from flows.orchestrator import Submitter, reap
+from storage.runs import RunStore
+from ves.settings import Settings
+
+log = logging.getLogger("ves.api")
+
+REAP_EVERY_S = 15.0
+
+
+def reaper_lifespan(
+    settings: Settings, runs: RunStore, submitter: Submitter
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """A lifespan that reaps once at start-up, then every ``REAP_EVERY_S`` until shutdown."""
+
+    async def loop() -> None:
+        while True:
+            try:
+                await reap(settings, runs, submitter)
+            except Exception:  # the reaper must outlive any one bad pass
+                log.exception("reaper pass failed")
+            await asyncio.sleep(REAP_EVERY_S)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        task = asyncio.create_task(loop(), name="reaper")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            app.state.reader.close()
+
+    return lifespan

@@ -1,0 +1,178 @@
+"""Operations 4, 5, 6 and 8: a video's artifacts, read with DuckDB from its newest succeeded run.
+
+Before any run succeeded they answer 409 ``not_ready`` with the video's state. Thumbnails need
+the same Bearer key as everything else and are served only from a run of the caller's video.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import FileResponse, JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from api.deps import ReaderDep, RunsDep, TenantDep, VideosDep
+from api.problems import problem_responses
+from api.schemas_artifacts import EvidenceView, SceneGraph, Timeline
+from storage.artifacts import COST, THUMBS
+from storage.records import Run
+from storage.runs import RunStore
+from storage.spans import span_document
+from storage.videos import VideoStore
+from ves.errors import NotFound, NotReady
+
+router = APIRouter(tags=["artifacts"])
+
+_THUMB_NAME = re.compile(r"^ev_[0-9a-z]+_[0-9]{1,3}\.jpg$")
+_ARTIFACT_ERRORS = problem_responses(401, 404, 409)
+
+
+def _newest_run(videos: VideoStore, runs: RunStore, tenant_id: str, video_id: str) -> Run:
+    video = videos.get(tenant_id, video_id)
+    run = runs.latest_succeeded(tenant_id, video_id)
+    if video.state == "expired" or run is None or run.artifacts_path is None:
+        raise NotReady(
+            f"video {video_id} is {video.state}; artifacts are ready once a run has succeeded"
+            + (" (they expired: execute it again)" if video.state == "expired" else "")
+        )
+    if not Path(run.artifacts_path).is_dir():
+        raise NotReady(f"the artifacts of video {video_id} are gone; execute it again")
+    return run
+
+
+async def _run_of(videos: VideoStore, runs: RunStore, tenant_id: str, video_id: str) -> Run:
+    return await run_in_threadpool(_newest_run, videos, runs, tenant_id, video_id)
+
+
+def _scene_graph(reader: ReaderDep, run: Run) -> dict[str, Any]:
+    path = Path(run.artifacts_path or "")
+    objects = reader.rows(path, "objects", order_by="first_seen_s")
+    for obj in objects:
+        obj["attributes"] = json.loads(obj["attributes"])
+    return {
+        "video_id": run.video_id,
+        "run_id": run.run_id,
+        "objects": objects,
+        "zones": reader.rows(path, "zones"),
+        "events": reader.rows(path, "events", "t_s"),
+        "relations": reader.rows(path, "relations", "start_s"),
+    }
+
+
+@router.get(
+    "/api/product/videos/{video_id}/scene-graph",
+    summary="Scene graph (world state)",
+    description="Objects, zones, events and relations of the newest succeeded run, each with the "
+    "evidence ids that back it. Text read in the video is an object of class `text`.",
+    responses=_ARTIFACT_ERRORS,
+    response_model=SceneGraph,
+    response_model_by_alias=True,
+)
+async def scene_graph(
+    video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
+) -> dict[str, Any]:
+    run = await _run_of(videos, runs, tenant.tenant_id, video_id)
+    return await run_in_threadpool(_scene_graph, reader, run)
+
+
+def _timeline(reader: ReaderDep, run: Run) -> dict[str, Any]:
+    path = Path(run.artifacts_path or "")
+    rows = reader.rows(path, "timeline", order_by="t_s")
+    events = [
+        {
+            "t_s": r["t_s"],
+            "event_id": r["event_id"],
+            "type": r["type"],
+            "object_id": r["object_id"],
+            "zone_id": r["zone_id"],
+            "confidence": r["score"],
+            "label": r["label"],
+        }
+        for r in rows
+        if r["kind"] == "event"
+    ]
+    markers = [
+        {"t_s": r["t_s"], "reason": r["reason"], "score": r["score"]}
+        for r in rows
+        if r["kind"] == "refresh_marker"
+    ]
+    duration = reader.document(path, COST)["duration_s"]
+    return {
+        "video_id": run.video_id,
+        "run_id": run.run_id,
+        "duration_s": duration,
+        "events": events,
+        "refresh_markers": markers,
+    }
+
+
+@router.get(
+    "/api/product/videos/{video_id}/timeline",
+    summary="Timeline",
+    description="Events in time order and the refresh markers (where the world state was "
+    "rebuilt: the start, scene changes).",
+    responses=_ARTIFACT_ERRORS,
+    response_model=Timeline,
+)
+async def timeline(
+    video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
+) -> dict[str, Any]:
+    run = await _run_of(videos, runs, tenant.tenant_id, video_id)
+    return await run_in_threadpool(_timeline, reader, run)
+
+
+def _evidence(reader: ReaderDep, run: Run) -> dict[str, Any]:
+    rows = reader.rows(Path(run.artifacts_path or ""), "evidence", order_by="start_s")
+    spans = [{**span_document(r, run.video_id, run.run_id), "sha256": r["sha256"]} for r in rows]
+    return {"video_id": run.video_id, "run_id": run.run_id, "spans": spans}
+
+
+@router.get(
+    "/api/product/videos/{video_id}/evidence-view",
+    summary="Evidence view",
+    description="Evidence spans with their frames (thumbnail with the box drawn, its sha256), "
+    "review notes and the span's own sha256 (canonical JSON, sorted keys, without `sha256`).",
+    responses=_ARTIFACT_ERRORS,
+    response_model=EvidenceView,
+)
+async def evidence_view(
+    video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
+) -> dict[str, Any]:
+    run = await _run_of(videos, runs, tenant.tenant_id, video_id)
+    return await run_in_threadpool(_evidence, reader, run)
+
+
+@router.get(
+    "/api/product/videos/{video_id}/cost",
+    summary="Cost report (cost.json)",
+    description="Detector mode, fallback, duration, processed seconds, compute per stage, frames, "
+    "retention and cost of the newest succeeded run.",
+    responses=_ARTIFACT_ERRORS,
+)
+async def cost(
+    video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
+) -> JSONResponse:
+    run = await _run_of(videos, runs, tenant.tenant_id, video_id)
+    return JSONResponse(reader.document(Path(run.artifacts_path or ""), COST))
+
+
+@router.get(
+    "/api/product/videos/{video_id}/runs/{run_id}/thumbs/{name}",
+    summary="Evidence thumbnail",
+    description="A JPEG of an evidence frame (as linked from the evidence view).",
+    responses={200: {"content": {"image/jpeg": {}}}, **problem_responses(401, 404)},
+    response_class=FileResponse,
+)
+async def thumbnail(
+    video_id: str, run_id: str, name: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep
+) -> FileResponse:
+    await run_in_threadpool(videos.get, tenant.tenant_id, video_id)
+    run = await run_in_threadpool(runs.get, run_id)
+    path = Path(run.artifacts_path or "/nonexistent") / THUMBS / name
+    if run.video_id != video_id or not _THUMB_NAME.match(name) or not path.is_file():
+        raise NotFound(f"no thumbnail {name}")
+    return FileResponse(path, media_type="image/jpeg", headers={"Cache-Control": "private"})

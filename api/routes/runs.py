@@ -1,0 +1,48 @@
+"""Operation 3: execute a video (queue a run and hand it to the orchestrator)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, status
+from starlette.concurrency import run_in_threadpool
+
+from api.deps import RunsDep, SubmitterDep, TenantDep
+from api.problems import problem_responses
+from api.schemas_artifacts import ExecuteAccepted
+from storage.runs import RunFailure
+from tasks.options import RunOptions
+from ves.errors import Unavailable
+
+router = APIRouter(tags=["runs"])
+
+
+@router.post(
+    "/api/product/videos/{video_id}/execute",
+    status_code=status.HTTP_202_ACCEPTED,
+    summary="Execute a video",
+    description=(
+        "Queue a run of the bounded, CPU-first processing (decode, sample, detect, track, world "
+        "state, timeline, evidence, cost) and return at once; processing never runs inside the "
+        "request. Follow the run in the video's `latest_run` (`stage`, `progress`). A video that "
+        "is already `queued` or `running` answers 409 `conflict`. The body is optional."
+    ),
+    responses=problem_responses(401, 404, 409, 415, 422, 503),
+)
+async def execute_video(
+    video_id: str,
+    tenant: TenantDep,
+    runs: RunsDep,
+    submitter: SubmitterDep,
+    options: Annotated[RunOptions | None, Body()] = None,
+) -> ExecuteAccepted:
+    params = (options or RunOptions()).model_dump(mode="json", exclude_none=True)
+    run = await run_in_threadpool(runs.create, tenant.tenant_id, video_id, params)
+    try:
+        flow_run_id = await submitter.submit(run)
+    except Unavailable:
+        failure = RunFailure("orchestrator_unavailable", "the orchestrator could not take the run")
+        await run_in_threadpool(runs.fail, run.run_id, failure)
+        raise
+    await run_in_threadpool(runs.set_flow_run, run.run_id, flow_run_id)
+    return ExecuteAccepted(video_id=video_id, run_id=run.run_id, state="queued")

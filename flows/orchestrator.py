@@ -1,0 +1,129 @@
+"""Submitting runs to Prefect, and noticing runs that stopped without saying so (the reaper).
+
+The API never processes video: ``submit`` creates a flow run of the ``process-video`` deployment
+and returns at once; a worker of the process work pool picks it up. The reaper asks two questions
+on a timer (and at start-up): has a running run stopped beating? did Prefect see its flow run
+crash, fail or get cancelled? Either way the run ends ``failed`` with a reason, never stuck.
+Prefect-client errors are translated here, into ``Unavailable``.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Protocol
+
+import httpx
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+from prefect.client.schemas.objects import StateType
+from prefect.exceptions import PrefectException
+
+from storage.artifacts import RunLayout
+from storage.records import Run
+from storage.runs import RunFailure, RunStore
+from ves.clock import to_rfc3339, utc_now
+from ves.errors import Unavailable
+from ves.settings import Settings
+
+DEPLOYMENT = "process-video/process-video"
+WORK_POOL = "ves-process"
+_SUBMIT_GRACE_S = 120.0
+_ENDED_BADLY = {
+    StateType.CRASHED: "the processing crashed or was killed (flow run {id} crashed)",
+    StateType.FAILED: "the processing failed in the orchestrator (flow run {id} failed)",
+    StateType.CANCELLED: "the run was cancelled in the orchestrator (flow run {id})",
+}
+
+log = logging.getLogger("ves.orchestrator")
+
+
+class Submitter(Protocol):
+    """Hands a queued run to whatever processes it."""
+
+    async def submit(self, run: Run) -> str: ...
+
+    async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]: ...
+
+
+class PrefectSubmitter:
+    """Submits to the ``process-video`` deployment of the configured Prefect server."""
+
+    def __init__(self) -> None:
+        self._deployment_id: uuid.UUID | None = None
+
+    async def submit(self, run: Run) -> str:
+        """Create the flow run; returns its id. Raises ``Unavailable`` if Prefect is down."""
+        try:
+            async with get_client() as client:
+                if self._deployment_id is None:
+                    self._deployment_id = (await client.read_deployment_by_name(DEPLOYMENT)).id
+                flow_run = await client.create_flow_run_from_deployment(
+                    self._deployment_id,
+                    parameters={"params": {"run_id": run.run_id}},
+                    name=run.run_id,
+                    tags=["ves", f"tenant:{run.tenant_id}", f"video:{run.video_id}"],
+                    idempotency_key=run.run_id,
+                )
+        except (PrefectException, httpx.HTTPError, RuntimeError) as exc:
+            self._deployment_id = None
+            raise Unavailable(f"the orchestrator cannot take the run now ({exc})") from exc
+        return str(flow_run.id)
+
+    async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
+        """Flow run id -> failure message, for flow runs that crashed, failed or were cancelled."""
+        if not flow_run_ids:
+            return {}
+        ids = [uuid.UUID(i) for i in flow_run_ids]
+        try:
+            async with get_client() as client:
+                flow_runs = await client.read_flow_runs(
+                    flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=ids))
+                )
+        except (PrefectException, httpx.HTTPError, RuntimeError) as exc:
+            log.warning("reaper could not ask the orchestrator: %s", exc)
+            return {}
+        return {
+            str(fr.id): _ENDED_BADLY[fr.state.type].format(id=fr.id)
+            for fr in flow_runs
+            if fr.state is not None and fr.state.type in _ENDED_BADLY
+        }
+
+
+async def reap(settings: Settings, runs: RunStore, submitter: Submitter) -> list[str]:
+    """Fail every run that stopped without finishing; returns their ids."""
+    failed = runs.fail_silent(settings.heartbeat_timeout_s)
+    active = runs.active()
+    bad = await submitter.ended_badly([r.flow_run_id for r in active if r.flow_run_id])
+    for run in active:
+        if run.flow_run_id in bad and runs.fail(
+            run.run_id, RunFailure("processing_stopped", bad[run.flow_run_id])
+        ):
+            failed.append(run.run_id)
+    failed += _fail_unsubmitted(runs, active)
+    for run_id in failed:
+        _discard_work(settings, runs.get(run_id))
+    if failed:
+        log.warning("reaper failed %d stopped run(s): %s", len(failed), ", ".join(failed))
+    return failed
+
+
+def _fail_unsubmitted(runs: RunStore, active: list[Run]) -> list[str]:
+    cutoff = to_rfc3339(utc_now() - timedelta(seconds=_SUBMIT_GRACE_S))
+    failure = RunFailure(
+        "not_submitted", "the run never reached the orchestrator; execute the video again"
+    )
+    return [
+        r.run_id
+        for r in active
+        if r.state == "queued"
+        and r.flow_run_id is None
+        and r.created_at < cutoff
+        and runs.fail(r.run_id, failure)
+    ]
+
+
+def _discard_work(settings: Settings, run: Run) -> None:
+    RunLayout(settings.data_dir, run.tenant_id, run.video_id, run.run_id).discard()

@@ -1,0 +1,118 @@
+"""The ``process-video`` flow: the eight stages of one run, then an atomic publish.
+
+The flow orchestrates and nothing else: it loads the run, marks it running, calls the stage tasks
+in order (each writes its artifact into the run's work folder), publishes the folder in one rename
+and records the outcome in the catalog. Whatever stops it, the run ends ``failed`` with a reason a
+user can act on and its work folder is removed; a flow killed outright is noticed by the reaper.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from prefect import flow, get_run_logger
+from pydantic import BaseModel
+
+from flows.reporting import publish_prefect_artifacts
+from storage.artifacts import publish
+from storage.runs import RunFailure
+from tasks.context import RunContext, heartbeat, load_context
+from tasks.cost import CostInputs, cost_task
+from tasks.decode import decode_task
+from tasks.detect import detect_task
+from tasks.evidence import evidence_task
+from tasks.sample import sample_task
+from tasks.timeline import timeline_task
+from tasks.track import track_task
+from tasks.world_state import world_state_task
+from ves.errors import VesError
+from ves.settings import Settings
+
+T = TypeVar("T")
+
+
+class ProcessVideoParams(BaseModel):
+    """The flow's one parameter: which run to process (everything else is in the catalog)."""
+
+    run_id: str
+
+
+class _Stopwatch:
+    """Times each stage call (the ``stages`` block of ``cost.json``)."""
+
+    def __init__(self) -> None:
+        self.stages: dict[str, float] = {}
+
+    def run(self, name: str, call: Callable[[], T]) -> T:
+        started = time.perf_counter()
+        try:
+            return call()
+        finally:
+            self.stages[name] = time.perf_counter() - started
+
+
+def _run_stages(ctx: RunContext) -> dict[str, Any]:
+    clock = _Stopwatch()
+    source = clock.run("decode", lambda: decode_task(ctx))
+    sampled = clock.run("sample", lambda: sample_task(ctx, source))
+    clock.run("detect", lambda: detect_task(ctx, sampled))
+    clock.run("track", lambda: track_task(ctx))
+    spans = clock.run("world_state", lambda: world_state_task(ctx))
+    clock.run("timeline", lambda: timeline_task(ctx))
+    clock.run("evidence", lambda: evidence_task(ctx, spans, source, sampled))
+    inputs = CostInputs(
+        video_id=ctx.video_id,
+        run_id=ctx.run_id,
+        detector_mode=ctx.detector_mode,
+        fallback_reason=None,
+        duration_s=sampled.duration_s,
+        processed_s=sampled.processed_s,
+        stages=clock.stages,
+        frames_decoded=sampled.decoded,
+        frames_sampled=sampled.count,
+        frames_analysed=sampled.count,
+        retention_days=ctx.settings.retention_days,
+        price_per_video_minute=ctx.settings.price_per_video_minute,
+        truncated=sampled.truncated_at_bound,
+    )
+    return cost_task(ctx, inputs)
+
+
+def _failure_of(exc: BaseException, flow_run: str) -> RunFailure:
+    if isinstance(exc, VesError) and type(exc) is not VesError:
+        return RunFailure(exc.code, exc.detail)
+    return RunFailure(
+        "internal",
+        f"an internal error stopped the processing (flow run {flow_run}); it has been logged",
+    )
+
+
+@flow(name="process-video", persist_result=False, log_prints=False)
+def process_video(params: ProcessVideoParams) -> str:
+    """Process one queued run of a video into its published artifacts."""
+    logger = get_run_logger()
+    ctx = load_context(Settings(), params.run_id)
+    if not ctx.runs.start(ctx.run_id):
+        logger.warning("run %s is no longer queued; nothing to do", ctx.run_id)
+        return "skipped"
+    ctx.layout.prepare()
+    try:
+        with heartbeat(ctx):
+            cost = _run_stages(ctx)
+            final = publish(ctx.layout)
+    except BaseException as exc:
+        ctx.runs.fail(ctx.run_id, _failure_of(exc, _flow_run_id()))
+        ctx.layout.discard()
+        raise
+    ctx.runs.succeed(ctx.run_id, str(final))
+    publish_prefect_artifacts(ctx, final, cost)
+    logger.info("run %s published to %s", ctx.run_id, final)
+    return str(final)
+
+
+def _flow_run_id() -> str:
+    from prefect.runtime import flow_run
+
+    return str(flow_run.get_id() or "unknown")

@@ -1,0 +1,42 @@
+"""What a run shows on its page in the Prefect UI: the cost report and the event table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+from tasks.context import RunContext
+
+_MAX_EVENT_ROWS = 500
+
+
+def cost_markdown(cost: dict[str, Any]) -> str:
+    """``cost.json`` as a short markdown report."""
+    stages = "\n".join(f"| {name} | {seconds:.3f} |" for name, seconds in cost["stages"].items())
+    fallback = cost["fallback"]["reason"] if cost["fallback"]["used"] else "no"
+    return (
+        f"# Cost of run {cost['run_id']}\n\n"
+        f"- video: `{cost['video_id']}`, detector mode: **{cost['detector_mode']}**,"
+        f" fallback: {fallback}\n"
+        f"- duration {cost['duration_s']:.1f} s, processed {cost['processed_s']:.1f} s;"
+        f" frames decoded {cost['frames']['decoded']}, sampled {cost['frames']['sampled']}\n"
+        f"- cost: {cost['cost']['units']} {cost['cost']['unit']} = {cost['cost']['amount']}"
+        f" {cost['cost']['currency']}; kept until {cost['retention']['expires_at']}\n\n"
+        f"| stage | compute s |\n|---|---|\n{stages}\n"
+    )
+
+
+def publish_prefect_artifacts(ctx: RunContext, run_dir: Path, cost: dict[str, Any]) -> None:
+    """Attach the cost report and the events to the flow run (keys are per video)."""
+    key = ctx.video_id.replace("_", "-")
+    create_markdown_artifact(
+        markdown=cost_markdown(cost), key=f"cost-{key}", description="cost.json of the run"
+    )
+    events = pq.read_table(run_dir / "events.parquet").to_pylist()[:_MAX_EVENT_ROWS]
+    table = [
+        {k: e[k] for k in ("t_s", "type", "object_id", "zone_id", "confidence")} for e in events
+    ]
+    create_table_artifact(table=table, key=f"events-{key}", description="Events of the run")

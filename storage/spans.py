@@ -1,0 +1,47 @@
+"""The public form of an evidence span, shared by the evidence stage (which hashes it) and the API
+(which serves it), so that a span's ``sha256`` can be re-computed by anyone from the JSON served.
+
+The hash covers the span's canonical JSON: sorted keys, no whitespace, without ``sha256`` itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def thumbnail_url(video_id: str, run_id: str, name: str) -> str:
+    """The API path of a run's thumbnail (served with the same Bearer key as every route)."""
+    return f"/api/product/videos/{video_id}/runs/{run_id}/thumbs/{name}"
+
+
+def span_document(row: dict[str, Any], video_id: str, run_id: str) -> dict[str, Any]:
+    """An evidence row (as read from ``evidence.parquet``) in its API shape, without hash."""
+    frames = [
+        {
+            "t_s": f["t_s"],
+            "bbox": f["bbox"],
+            "thumbnail_url": thumbnail_url(video_id, run_id, f["thumbnail"].split("/")[-1]),
+            "sha256": f["sha256"],
+        }
+        for f in row["frames"]
+    ]
+    return {
+        "evidence_id": row["evidence_id"],
+        "start_s": row["start_s"],
+        "end_s": row["end_s"],
+        "object_id": row["object_id"],
+        "event_id": row["event_id"],
+        "confidence": row["confidence"],
+        "frames": frames,
+        "review_notes": row["review_notes"],
+        "source_sha256": row["source_sha256"],
+    }
+
+
+def canonical_sha256(document: dict[str, Any]) -> str:
+    """SHA-256 of ``document`` as canonical JSON, ignoring any ``sha256`` key at its top."""
+    body = {k: v for k, v in document.items() if k != "sha256"}
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()

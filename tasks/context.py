@@ -1,0 +1,105 @@
+"""What every stage of one run needs: ids, settings, options, folders, and progress reporting."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from storage.artifacts import RunLayout
+from storage.catalog import Catalog
+from storage.runs import RunStore
+from storage.videos import VideoStore
+from tasks.options import RunOptions
+from ves.settings import Settings
+
+# Share of the whole run each stage takes (sampling decodes the video, so it dominates).
+STAGE_WEIGHTS = {
+    "decode": 0.05,
+    "sample": 0.55,
+    "detect": 0.15,
+    "track": 0.04,
+    "world_state": 0.04,
+    "timeline": 0.02,
+    "evidence": 0.12,
+    "cost": 0.03,
+}
+_STAGE_START = {
+    stage: sum(list(STAGE_WEIGHTS.values())[:i]) for i, stage in enumerate(STAGE_WEIGHTS)
+}
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """Where a video's bytes are: a URL, an HLS playlist, or an uploaded file."""
+
+    kind: str
+    url: str | None
+    path: str | None
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """One run's identity and environment, handed to every task (small, never frames)."""
+
+    settings: Settings
+    run_id: str
+    tenant_id: str
+    video_id: str
+    source: SourceRef
+    options: RunOptions
+
+    @property
+    def layout(self) -> RunLayout:
+        return RunLayout(self.settings.data_dir, self.tenant_id, self.video_id, self.run_id)
+
+    @property
+    def runs(self) -> RunStore:
+        return RunStore(Catalog(self.settings.catalog_path))
+
+    @property
+    def sample_fps(self) -> float:
+        return self.options.sample_fps or self.settings.sample_fps
+
+    @property
+    def max_duration_s(self) -> float:
+        chosen = self.options.max_duration_s or self.settings.max_duration_s
+        return min(chosen, self.settings.max_duration_s)
+
+    @property
+    def detector_mode(self) -> str:
+        return self.options.detector or "motion"
+
+    def report(self, stage: str, fraction: float = 0.0) -> None:
+        """Record that ``stage`` is ``fraction`` done (shown as the run's stage and progress)."""
+        progress = _STAGE_START[stage] + STAGE_WEIGHTS[stage] * min(max(fraction, 0.0), 1.0)
+        self.runs.progress(self.run_id, stage, progress)
+
+
+def load_context(settings: Settings, run_id: str) -> RunContext:
+    """The context of a run from the catalog."""
+    catalog = Catalog(settings.catalog_path)
+    run = RunStore(catalog).get(run_id)
+    video = VideoStore(catalog).get(run.tenant_id, run.video_id)
+    source = SourceRef(video.source_type, video.source_url, video.source_path)
+    options = RunOptions.model_validate(run.params)
+    return RunContext(settings, run.run_id, run.tenant_id, run.video_id, source, options)
+
+
+@contextmanager
+def heartbeat(ctx: RunContext, every_s: float = 10.0) -> Iterator[None]:
+    """Beat for the run in a thread while the block runs, so the reaper knows it is alive."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(every_s):
+            ctx.runs.beat(ctx.run_id)
+
+    thread = threading.Thread(target=beat, name=f"heartbeat-{ctx.run_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)

@@ -1,0 +1,70 @@
+"""Stage 8, cost: ``cost.json``, what the run did and what it costs, in API.md's shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from prefect import task
+from prefect.cache_policies import NONE
+
+from storage.artifacts import COST, write_json
+from tasks.context import RunContext
+from ves.clock import to_rfc3339, utc_now
+
+
+@dataclass(frozen=True)
+class CostInputs:
+    """Everything ``cost.json`` reports, gathered by the flow."""
+
+    video_id: str
+    run_id: str
+    detector_mode: str
+    fallback_reason: str | None
+    duration_s: float
+    processed_s: float
+    stages: dict[str, float]
+    frames_decoded: int
+    frames_sampled: int
+    frames_analysed: int
+    retention_days: int
+    price_per_video_minute: float
+    truncated: bool = False
+
+
+def build_cost(inputs: CostInputs) -> dict[str, Any]:
+    """The ``cost.json`` document (the pure core of the stage)."""
+    minutes = round(inputs.processed_s / 60.0, 4)
+    expires = utc_now() + timedelta(days=inputs.retention_days)
+    return {
+        "video_id": inputs.video_id,
+        "run_id": inputs.run_id,
+        "detector_mode": inputs.detector_mode,
+        "fallback": {"used": inputs.fallback_reason is not None, "reason": inputs.fallback_reason},
+        "duration_s": round(inputs.duration_s, 3),
+        "processed_s": round(inputs.processed_s, 3),
+        "truncated": inputs.truncated,
+        "stages": {name: round(seconds, 4) for name, seconds in inputs.stages.items()},
+        "frames": {
+            "decoded": inputs.frames_decoded,
+            "sampled": inputs.frames_sampled,
+            "analysed": inputs.frames_analysed,
+        },
+        "retention": {"days": inputs.retention_days, "expires_at": to_rfc3339(expires)},
+        "cost": {
+            "units": minutes,
+            "unit": "video_minute",
+            "amount": round(minutes * inputs.price_per_video_minute, 4),
+            "currency": "USD",
+        },
+    }
+
+
+@task(name="cost", cache_policy=NONE)
+def cost_task(ctx: RunContext, inputs: CostInputs) -> dict[str, Any]:
+    """Write ``cost.json``; returns it (the flow also shows it in the Prefect UI)."""
+    ctx.report("cost")
+    document = build_cost(inputs)
+    write_json(ctx.layout.out_dir / COST, document)
+    return document

@@ -1,0 +1,69 @@
+"""What a caller may choose for one execution, validated once and stored with the run."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from tasks.geometry import ZoneSpec, default_zones
+
+DETECTOR_MODES = ("motion",)
+
+
+class ZoneOption(BaseModel):
+    """A named zone as a normalised polygon ``[[x, y], ...]`` (0..1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=60, examples=["entrance"])
+    polygon: list[tuple[float, float]] = Field(
+        min_length=3, max_length=64, examples=[[[0, 0], [0.4, 0], [0.4, 1], [0, 1]]]
+    )
+
+    @field_validator("polygon")
+    @classmethod
+    def _normalised(cls, points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        if any(not (0 <= x <= 1 and 0 <= y <= 1) for x, y in points):
+            raise ValueError("polygon points must be normalised (0..1)")
+        return points
+
+    def to_spec(self) -> ZoneSpec:
+        return ZoneSpec(self.name, tuple(self.polygon))
+
+
+class RunOptions(BaseModel):
+    """Optional knobs of ``POST .../execute``; each defaults to the service's settings."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{}, {"sample_fps": 2, "max_duration_s": 120}]},
+    )
+
+    sample_fps: float | None = Field(None, gt=0, le=30, description="Frames analysed per second.")
+    detector: str | None = Field(
+        None, description="Detector mode; `motion` (the default) finds whatever moves."
+    )
+    max_duration_s: float | None = Field(
+        None, gt=0, description="Process at most this many seconds from the start."
+    )
+    zones: list[ZoneOption] | None = Field(
+        None, max_length=32, description="Named zones; default: left, center and right thirds."
+    )
+
+    @field_validator("detector")
+    @classmethod
+    def _known_detector(cls, value: str | None) -> str | None:
+        if value is not None and value not in DETECTOR_MODES:
+            raise ValueError(f"detector must be one of {', '.join(DETECTOR_MODES)}")
+        return value
+
+    @field_validator("zones")
+    @classmethod
+    def _unique_names(cls, zones: list[ZoneOption] | None) -> list[ZoneOption] | None:
+        names = [z.name for z in zones or []]
+        if len(set(names)) != len(names):
+            raise ValueError("zone names must be unique")
+        return zones
+
+    def zone_specs(self) -> tuple[ZoneSpec, ...]:
+        """The zones of the run (the defaults when none were given)."""
+        return tuple(z.to_spec() for z in self.zones) if self.zones else default_zones()

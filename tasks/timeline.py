@@ -1,0 +1,98 @@
+"""Stage 6, timeline: events and refresh markers in time order, each with a readable label."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow.parquet as pq
+from prefect import task
+from prefect.cache_policies import NONE
+
+from storage.artifacts import write_rows
+from tasks.context import RunContext
+
+_VERBS = {
+    "appear": "appears",
+    "disappear": "disappears",
+    "enter_zone": "enters",
+    "exit_zone": "leaves",
+    "dwell": "stays still",
+    "text_seen": "text seen",
+    "scene_change": "scene changes",
+}
+
+
+def _label(event: dict[str, Any], zone_names: dict[str, str], classes: dict[str, str]) -> str:
+    subject = event.get("object_id")
+    who = f"{classes.get(subject, 'object')} {subject}" if subject else "the scene"
+    verb = _VERBS.get(event["type"], event["type"].replace("_", " "))
+    zone = zone_names.get(event.get("zone_id") or "", "")
+    text = f"{who} {verb}" + (f" zone {zone}" if zone and event["type"] != "dwell" else "")
+    if event["type"] == "dwell" and event.get("end_s") is not None:
+        text += f" for {event['end_s'] - event['t_s']:.1f} s" + (f" in zone {zone}" if zone else "")
+    return text
+
+
+def build_timeline(
+    events: list[dict[str, Any]],
+    refresh_markers: list[dict[str, Any]],
+    zones: list[dict[str, Any]],
+    objects: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Timeline rows (the pure core of the stage), sorted by time, events before markers."""
+    zone_names = {z["zone_id"]: z["name"] for z in zones}
+    classes = {o["object_id"]: o["class"] for o in objects}
+    rows = [
+        {
+            "t_s": e["t_s"],
+            "kind": "event",
+            "event_id": e["event_id"],
+            "type": e["type"],
+            "object_id": e.get("object_id"),
+            "zone_id": e.get("zone_id"),
+            "reason": None,
+            "score": e["confidence"],
+            "label": _label(e, zone_names, classes),
+        }
+        for e in events
+    ]
+    rows += [
+        {
+            "t_s": m["t_s"],
+            "kind": "refresh_marker",
+            "event_id": None,
+            "type": None,
+            "object_id": None,
+            "zone_id": None,
+            "reason": m["reason"],
+            "score": m["score"],
+            "label": f"world state rebuilt ({m['reason'].replace('_', ' ')})",
+        }
+        for m in refresh_markers
+    ]
+    return sorted(rows, key=lambda r: (r["t_s"], r["kind"] != "event"))
+
+
+def refresh_markers(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The refresh markers among the sampled frames."""
+    return [
+        {"t_s": f["t_s"], "reason": f["refresh_reason"], "score": f["scene_score"]}
+        for f in frames
+        if f["refresh"]
+    ]
+
+
+@task(name="timeline", cache_policy=NONE)
+def timeline_task(ctx: RunContext) -> int:
+    """Build the timeline; writes ``timeline.parquet``; returns its row count."""
+    ctx.report("timeline")
+    out = ctx.layout.out_dir
+
+    def read(name: str) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = pq.read_table(out / f"{name}.parquet").to_pylist()
+        return rows
+
+    markers = refresh_markers(read("frames"))
+    rows = build_timeline(read("events"), markers, read("zones"), read("objects"))
+    write_rows(out, "timeline", rows)
+    return len(rows)

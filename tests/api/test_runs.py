@@ -1,0 +1,266 @@
+"""Operations 3 to 6 and 8 over real HTTP: execute, then read every artifact.
+
+The orchestrator is replaced by a test double that runs the real flow in a thread of this process
+(under the session's Prefect test harness); ``tests/test_e2e.py`` drives the real topology.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from api.app import create_app
+from flows.process_video import ProcessVideoParams, process_video
+from storage.catalog import Catalog
+from storage.records import Run
+from storage.spans import canonical_sha256
+from storage.tenants import TenantStore
+from tests.api.test_videos import _problem
+from tests.fixtures.live_server import serve_app
+from tests.fixtures.media_server import MediaServer
+from ves.errors import Unavailable
+from ves.settings import Settings
+from ves.synthetic import lobby_scene, write_video
+
+pytestmark = pytest.mark.slow
+
+
+class InlineSubmitter:
+    """Test double of the Prefect submitter: runs the flow at once, in a thread."""
+
+    def __init__(self) -> None:
+        self.down = False
+        self.threads: list[threading.Thread] = []
+
+    async def submit(self, run: Run) -> str:
+        if self.down:
+            raise Unavailable("the orchestrator cannot take the run now (test)")
+        thread = threading.Thread(target=self._process, args=(run.run_id,), daemon=True)
+        thread.start()
+        self.threads.append(thread)
+        return str(uuid.uuid4())
+
+    async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
+        return {}
+
+    @staticmethod
+    def _process(run_id: str) -> None:
+        try:
+            process_video(ProcessVideoParams(run_id=run_id))
+        except Exception:  # the flow records the failure on the run; tests read it there
+            return
+
+
+@pytest.fixture(scope="module")
+def lobby_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("lobby")
+    write_video(lobby_scene(), root / "lobby.mp4")
+    (root / "junk.mp4").write_bytes(b"this is not a video at all" * 100)
+    return root
+
+
+@pytest.fixture
+def lobby_media(lobby_root: Path) -> Iterator[MediaServer]:
+    with MediaServer(lobby_root) as server:
+        yield server
+
+
+@pytest.fixture
+def submitter() -> InlineSubmitter:
+    return InlineSubmitter()
+
+
+@pytest.fixture
+def processing(
+    prefect_harness: None,
+    settings: Settings,
+    catalog: Catalog,
+    submitter: InlineSubmitter,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Any]:
+    """``processing("acme")``: a client of that tenant on an API whose runs really process."""
+    monkeypatch.setenv("VES_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("VES_ALLOW_PRIVATE_SOURCES", "true")
+    tenants = TenantStore(catalog)
+    with serve_app(create_app(settings, catalog, submitter)) as url:
+        clients: list[httpx.Client] = []
+
+        def client_of(name: str) -> httpx.Client:
+            tenant = tenants.find_tenant(name) or tenants.create_tenant(name)
+            key = tenants.create_key(tenant.tenant_id)[1]
+            client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"})
+            clients.append(client)
+            return client
+
+        yield client_of
+        for client in clients:
+            client.close()
+    for thread in submitter.threads:
+        thread.join(timeout=120)
+
+
+def _wait(client: httpx.Client, video_id: str, timeout_s: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        video: dict[str, Any] = client.get(f"/api/product/videos/{video_id}").json()
+        if video["state"] in {"succeeded", "failed"}:
+            return video
+        time.sleep(0.2)
+    raise AssertionError(f"video {video_id} did not finish")
+
+
+def _add(client: httpx.Client, url: str) -> str:
+    response = client.post("/api/videos/add", json={"url": url, "title": "lobby"})
+    assert response.status_code == 201, response.text
+    return str(response.json()["video_id"])
+
+
+@pytest.fixture
+def executed(processing: Any, lobby_media: MediaServer) -> tuple[httpx.Client, str, dict[str, Any]]:
+    client = processing("acme")
+    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    accepted = client.post(f"/api/product/videos/{video_id}/execute")
+    assert accepted.status_code == 202, accepted.text
+    body = accepted.json()
+    assert body["state"] == "queued" and body["video_id"] == video_id
+    video = _wait(client, video_id)
+    assert video["state"] == "succeeded", video["latest_run"]
+    assert video["latest_run"]["run_id"] == body["run_id"]
+    assert video["latest_run"]["progress"] == 1.0
+    assert video["source_sha256"] is None or len(video["source_sha256"]) == 64
+    return client, video_id, video
+
+
+def test_scene_graph_timeline_and_cost_answer_with_the_run(
+    executed: tuple[httpx.Client, str, dict[str, Any]],
+) -> None:
+    client, video_id, video = executed
+    run_id = video["latest_run"]["run_id"]
+    graph = client.get(f"/api/product/videos/{video_id}/scene-graph").json()
+    assert graph["run_id"] == run_id
+    assert len([o for o in graph["objects"] if o["class"] == "motion"]) >= 3
+    assert {z["name"] for z in graph["zones"]} == {"left", "center", "right"}
+    assert {"appear", "dwell", "scene_change"} <= {e["type"] for e in graph["events"]}
+    assert all(isinstance(o["attributes"], dict) for o in graph["objects"])
+    timeline = client.get(f"/api/product/videos/{video_id}/timeline").json()
+    assert timeline["duration_s"] == pytest.approx(20.0, abs=0.2)
+    times = [e["t_s"] for e in timeline["events"]]
+    assert times == sorted(times) and len(times) == len(graph["events"])
+    assert [m["reason"] for m in timeline["refresh_markers"]] == ["start", "scene_change"]
+    cost = client.get(f"/api/product/videos/{video_id}/cost").json()
+    assert cost["run_id"] == run_id and cost["detector_mode"] == "motion"
+    assert cost["retention"]["days"] == 7
+
+
+def test_evidence_spans_verify_and_thumbnails_need_the_key(
+    executed: tuple[httpx.Client, str, dict[str, Any]], processing: Any, anon: httpx.Client
+) -> None:
+    client, video_id, _ = executed
+    spans = client.get(f"/api/product/videos/{video_id}/evidence-view").json()["spans"]
+    assert spans
+    for span in spans[:5]:
+        assert canonical_sha256(span) == span["sha256"]  # verifiable from the served JSON
+        frame = span["frames"][0]
+        image = client.get(frame["thumbnail_url"])
+        assert image.headers["content-type"] == "image/jpeg"
+        assert hashlib.sha256(image.content).hexdigest() == frame["sha256"]
+        _problem(anon.get(frame["thumbnail_url"]), 401, "unauthorized")
+        _problem(processing("other").get(frame["thumbnail_url"]), 404, "not_found")
+
+
+def test_artifacts_are_not_ready_before_a_run_succeeded(
+    processing: Any, lobby_media: MediaServer
+) -> None:
+    client = processing("acme")
+    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    for artifact in ("scene-graph", "timeline", "evidence-view", "cost"):
+        body = _problem(client.get(f"/api/product/videos/{video_id}/{artifact}"), 409, "not_ready")
+        assert "registered" in str(body["detail"])
+
+
+def test_another_tenant_cannot_execute_or_read(
+    executed: tuple[httpx.Client, str, dict[str, Any]], processing: Any
+) -> None:
+    _, video_id, _ = executed
+    other = processing("other")
+    _problem(other.post(f"/api/product/videos/{video_id}/execute"), 404, "not_found")
+    for artifact in ("scene-graph", "timeline", "evidence-view", "cost"):
+        _problem(other.get(f"/api/product/videos/{video_id}/{artifact}"), 404, "not_found")
+
+
+def test_a_second_execute_while_queued_is_a_conflict(
+    processing: Any, lobby_media: MediaServer, submitter: InlineSubmitter
+) -> None:
+    client = processing("acme")
+    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    first = client.post(f"/api/product/videos/{video_id}/execute")
+    second = client.post(f"/api/product/videos/{video_id}/execute")
+    assert first.status_code == 202
+    _problem(second, 409, "conflict")
+    assert _wait(client, video_id)["state"] == "succeeded"
+    again = client.post(f"/api/product/videos/{video_id}/execute", json={"sample_fps": 2})
+    assert again.status_code == 202, again.text  # a succeeded video may run again
+    assert _wait(client, video_id)["latest_run"]["run_id"] == again.json()["run_id"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"sample_fps": 0},
+        {"sample_fps": 100},
+        {"detector": "magic"},
+        {"colour": 1},
+        {"zones": [{"name": "a", "polygon": [[0, 0], [2, 0], [1, 1]]}]},
+    ],
+)
+def test_bad_execute_options_are_422(
+    processing: Any, lobby_media: MediaServer, body: dict[str, Any]
+) -> None:
+    client = processing("acme")
+    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    _problem(
+        client.post(f"/api/product/videos/{video_id}/execute", json=body), 422, "validation_error"
+    )
+    assert client.get(f"/api/product/videos/{video_id}").json()["state"] == "registered"
+
+
+def test_an_upload_not_yet_sent_cannot_execute(processing: Any) -> None:
+    client = processing("acme")
+    spec = {"filename": "a.mp4", "size_bytes": 10, "content_type": "video/mp4"}
+    video = client.post(
+        "/api/videos/add", json={"title": "u", "source_type": "upload", "upload": spec}
+    ).json()
+    _problem(client.post(f"/api/product/videos/{video['video_id']}/execute"), 409, "conflict")
+
+
+def test_orchestrator_down_is_503_and_leaves_no_stuck_run(
+    processing: Any, lobby_media: MediaServer, submitter: InlineSubmitter
+) -> None:
+    client = processing("acme")
+    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    submitter.down = True
+    _problem(client.post(f"/api/product/videos/{video_id}/execute"), 503, "unavailable")
+    video = client.get(f"/api/product/videos/{video_id}").json()
+    assert video["state"] == "failed"
+    assert video["latest_run"]["error"]["code"] == "orchestrator_unavailable"
+
+
+def test_a_source_that_is_not_a_video_fails_with_a_readable_error(
+    processing: Any, lobby_media: MediaServer
+) -> None:
+    client = processing("acme")
+    video_id = _add(client, lobby_media.url("junk.mp4"))
+    assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
+    video = _wait(client, video_id)
+    assert video["state"] == "failed"
+    assert video["latest_run"]["error"]["code"] == "source_invalid"
+    assert "not a readable video" in video["latest_run"]["error"]["message"]
+    _problem(client.get(f"/api/product/videos/{video_id}/scene-graph"), 409, "not_ready")

@@ -1,0 +1,153 @@
+"""The process-video flow on a synthetic lobby with KNOWN truth: three objects (one dwells),
+two signs, one scene cut. Assertions compare the published artifacts with that truth."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flows.process_video import ProcessVideoParams, process_video
+from storage.catalog import Catalog
+from storage.reads import ArtifactReader
+from storage.runs import RunStore
+from storage.spans import canonical_sha256, span_document
+from tests.flows.conftest import QueueRun
+from ves.synthetic import GroundTruth
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def reader() -> ArtifactReader:
+    return ArtifactReader()
+
+
+@pytest.fixture
+def lobby_run(
+    queue_upload_run: QueueRun, lobby: tuple[Path, GroundTruth], catalog: Catalog
+) -> tuple[Path, GroundTruth, str]:
+    path, truth = lobby
+    run = queue_upload_run(path)
+    published = process_video(ProcessVideoParams(run_id=run.run_id))
+    finished = RunStore(catalog).get(run.run_id)
+    assert finished.state == "succeeded", finished.error_message
+    assert finished.artifacts_path == published
+    return Path(published), truth, run.video_id
+
+
+def _objects(reader: ArtifactReader, run_dir: Path) -> list[dict[str, Any]]:
+    return reader.rows(run_dir, "objects", order_by="first_seen_s")
+
+
+def test_every_object_is_found_with_truthful_first_and_last_times(
+    lobby_run: tuple[Path, GroundTruth, str], reader: ArtifactReader
+) -> None:
+    run_dir, truth, _ = lobby_run
+    objects = [o for o in _objects(reader, run_dir) if o["class"] != "text"]
+    movers = [o for o in objects if o["last_seen_s"] - o["first_seen_s"] >= 1.0]
+    for expected in truth.objects:
+        match = [
+            o
+            for o in movers
+            if abs(o["first_seen_s"] - expected.first_seen_s) <= 1.0
+            and abs(o["last_seen_s"] - expected.last_seen_s) <= 1.0
+        ]
+        assert len(match) == 1, (
+            expected.name,
+            [(o["first_seen_s"], o["last_seen_s"]) for o in movers],
+        )
+
+
+def test_the_dwelling_object_keeps_one_id_and_its_dwell_is_an_event(
+    lobby_run: tuple[Path, GroundTruth, str], reader: ArtifactReader
+) -> None:
+    run_dir, truth, _ = lobby_run
+    loiterer = truth.object_named("loiterer")
+    (dwell_start, dwell_end) = loiterer.dwell_intervals[0]
+    covering = [
+        o
+        for o in _objects(reader, run_dir)
+        if o["first_seen_s"] <= dwell_start and o["last_seen_s"] >= dwell_end
+    ]
+    assert len(covering) == 1
+    events = reader.rows(run_dir, "events", order_by="t_s")
+    dwells = [
+        e for e in events if e["type"] == "dwell" and e["object_id"] == covering[0]["object_id"]
+    ]
+    assert len(dwells) == 1
+    assert abs(dwells[0]["t_s"] - dwell_start) <= 1.0
+    assert abs(dwells[0]["end_s"] - dwell_end) <= 1.0
+
+
+def test_the_scene_cut_is_a_refresh_marker_and_an_event(
+    lobby_run: tuple[Path, GroundTruth, str], reader: ArtifactReader
+) -> None:
+    run_dir, truth, _ = lobby_run
+    timeline = reader.rows(run_dir, "timeline", order_by="t_s")
+    markers = [
+        r for r in timeline if r["kind"] == "refresh_marker" and r["reason"] == "scene_change"
+    ]
+    assert [round(m["t_s"]) for m in markers] == [round(c) for c in truth.scene_cuts]
+    assert all(abs(m["t_s"] - c) <= 1.0 for m, c in zip(markers, truth.scene_cuts, strict=True))
+    events = reader.rows(run_dir, "events")
+    assert sum(e["type"] == "scene_change" for e in events) == len(truth.scene_cuts)
+
+
+def test_every_citation_exists_and_every_span_verifies(
+    lobby_run: tuple[Path, GroundTruth, str], reader: ArtifactReader
+) -> None:
+    run_dir, _, video_id = lobby_run
+    spans = {s["evidence_id"]: s for s in reader.rows(run_dir, "evidence")}
+    cited = [e for o in reader.rows(run_dir, "objects") for e in o["evidence_ids"]]
+    cited += [e for ev in reader.rows(run_dir, "events") for e in ev["evidence_ids"]]
+    assert cited and set(cited) <= set(spans)
+    run_id = run_dir.name.removeprefix("run=")
+    for span in spans.values():
+        document = span_document(span, video_id, run_id)
+        assert canonical_sha256(document) == span["sha256"]
+        for frame in span["frames"]:
+            data = (run_dir / frame["thumbnail"]).read_bytes()
+            assert data[:2] == b"\xff\xd8"  # a JPEG
+            assert hashlib.sha256(data).hexdigest() == frame["sha256"]
+
+
+def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
+    lobby_run: tuple[Path, GroundTruth, str], reader: ArtifactReader
+) -> None:
+    run_dir, truth, _ = lobby_run
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    names = {f["name"] for f in manifest["files"]}
+    for table in (
+        "frames",
+        "detections",
+        "tracks",
+        "objects",
+        "zones",
+        "events",
+        "relations",
+        "timeline",
+        "evidence",
+    ):
+        assert f"{table}.parquet" in names
+    assert "cost.json" in names
+    cost = reader.document(run_dir, "cost.json")
+    assert cost["detector_mode"] == "motion"
+    assert cost["fallback"] == {"used": False, "reason": None}
+    assert abs(cost["duration_s"] - truth.duration_s) < 0.2
+    assert cost["frames"]["decoded"] == truth.frame_count
+    assert cost["frames"]["sampled"] == pytest.approx(truth.duration_s * 5, abs=2)
+    assert set(cost["stages"]) == {
+        "decode",
+        "sample",
+        "detect",
+        "track",
+        "world_state",
+        "timeline",
+        "evidence",
+    }
+    run_id = run_dir.name.removeprefix("run=")
+    assert not (run_dir.parents[3] / "work" / run_id).exists()  # scratch is gone
