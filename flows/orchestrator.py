@@ -20,6 +20,7 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 from prefect.client.schemas.objects import StateType
 from prefect.exceptions import PrefectException
+from prefect.states import Crashed
 
 from storage.artifacts import RunLayout
 from storage.records import Run
@@ -32,8 +33,10 @@ DEPLOYMENT = "process-video/process-video"
 WORK_POOL = "ves-process"
 _SUBMIT_GRACE_S = 120.0
 _ENDED_BADLY = {
-    StateType.CRASHED: "the processing crashed or was killed (flow run {id} crashed)",
-    StateType.FAILED: "the processing failed in the orchestrator (flow run {id} failed)",
+    StateType.CRASHED: "the processing crashed or was killed (flow run {id}); execute the video "
+    "again",
+    StateType.FAILED: "the processing failed in the orchestrator (flow run {id}); execute the "
+    "video again",
     StateType.CANCELLED: "the run was cancelled in the orchestrator (flow run {id})",
 }
 
@@ -46,6 +49,8 @@ class Submitter(Protocol):
     async def submit(self, run: Run) -> str: ...
 
     async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]: ...
+
+    async def mark_crashed(self, flow_run_id: str, message: str) -> None: ...
 
 
 class PrefectSubmitter:
@@ -91,10 +96,24 @@ class PrefectSubmitter:
             if fr.state is not None and fr.state.type in _ENDED_BADLY
         }
 
+    async def mark_crashed(self, flow_run_id: str, message: str) -> None:
+        """Tell Prefect a flow run is dead, so its UI does not show it RUNNING forever."""
+        try:
+            async with get_client() as client:
+                await client.set_flow_run_state(
+                    uuid.UUID(flow_run_id), Crashed(message=message), force=True
+                )
+        except (PrefectException, httpx.HTTPError, RuntimeError, ValueError) as exc:
+            log.warning("could not mark flow run %s crashed: %s", flow_run_id, exc)
+
 
 async def reap(settings: Settings, runs: RunStore, submitter: Submitter) -> list[str]:
     """Fail every run that stopped without finishing; returns their ids."""
     failed = runs.fail_silent(settings.heartbeat_timeout_s)
+    for run_id in failed:
+        run = runs.get(run_id)
+        if run.flow_run_id:
+            await submitter.mark_crashed(run.flow_run_id, run.error_message or "stopped")
     active = runs.active()
     bad = await submitter.ended_badly([r.flow_run_id for r in active if r.flow_run_id])
     for run in active:

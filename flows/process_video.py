@@ -8,6 +8,7 @@ user can act on and its work folder is removed; a flow killed outright is notice
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -106,7 +107,11 @@ def process_video(params: ProcessVideoParams) -> str:
         ctx.runs.fail(ctx.run_id, _failure_of(exc, _flow_run_id()))
         ctx.layout.discard()
         raise
-    ctx.runs.succeed(ctx.run_id, str(final))
+    if not ctx.runs.succeed(ctx.run_id, str(final)):
+        # The reaper gave up on this run meanwhile: its artifacts must not outlive the verdict.
+        shutil.rmtree(final, ignore_errors=True)
+        logger.warning("run %s was failed while it ran; its artifacts were withdrawn", ctx.run_id)
+        return "withdrawn"
     publish_prefect_artifacts(ctx, final, cost)
     logger.info("run %s published to %s", ctx.run_id, final)
     return str(final)

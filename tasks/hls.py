@@ -35,6 +35,7 @@ class Segment:
     uri: str
     duration_s: float
     sequence: int
+    byte_range: tuple[int, int] | None = None  # (offset, length) within ``uri``
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,14 @@ def _attributes(line: str) -> dict[str, str]:
     return attrs
 
 
+def _number(text: str, kind: type[int] | type[float], what: str) -> float:
+    """A number of a playlist tag; ``SourceInvalid`` when it is not one."""
+    try:
+        return kind(text.strip())
+    except ValueError as exc:
+        raise SourceInvalid(f"the HLS playlist has a malformed {what}: {text!r}") from exc
+
+
 def parse_master(text: str, base_url: str) -> list[Variant]:
     """The variants of a master playlist (empty for a media playlist)."""
     variants, pending = [], None
@@ -87,7 +96,7 @@ def parse_master(text: str, base_url: str) -> list[Variant]:
             size = pending.get("RESOLUTION", "")
             width, _, height = size.partition("x")
             resolution = (int(width), int(height)) if width.isdigit() and height.isdigit() else None
-            bandwidth = int(pending.get("BANDWIDTH", "0") or 0)
+            bandwidth = int(_number(pending.get("BANDWIDTH", "0") or "0", int, "BANDWIDTH"))
             variants.append(Variant(urljoin(base_url, line), bandwidth, resolution))
             pending = None
     return variants
@@ -97,26 +106,53 @@ def parse_media(text: str, base_url: str) -> MediaPlaylist:
     """Segments, target duration, end marker and init segment of a media playlist.
 
     Raises:
-        SourceInvalid: not a playlist, or encrypted segments (not supported).
+        SourceInvalid: not a playlist, malformed numbers, or encrypted segments (not supported).
     """
     if not text.lstrip("\ufeff \r\n").startswith("#EXTM3U"):
         raise SourceInvalid("the HLS URL does not serve a playlist (no #EXTM3U header)")
-    segments, duration, sequence, target, init = [], None, 0, 6.0, None
+    state = _MediaState()
     for line in (raw.strip() for raw in text.splitlines()):
-        if line.startswith("#EXT-X-MEDIA-SEQUENCE:"):
-            sequence = int(line.split(":", 1)[1])
-        elif line.startswith("#EXT-X-TARGETDURATION:"):
-            target = float(line.split(":", 1)[1])
-        elif line.startswith("#EXT-X-KEY") and _attributes(line).get("METHOD", "NONE") != "NONE":
+        state.read(line, base_url)
+    return MediaPlaylist(tuple(state.segments), state.target, "#EXT-X-ENDLIST" in text, state.init)
+
+
+class _MediaState:
+    """What has been read of a media playlist so far (tags apply to the next URI)."""
+
+    def __init__(self) -> None:
+        self.segments: list[Segment] = []
+        self.sequence, self.target = 0, 6.0
+        self.duration: float | None = None
+        self.init: str | None = None
+        self.byte_range: tuple[int, int] | None = None
+        self.range_end = 0
+
+    def read(self, line: str, base_url: str) -> None:
+        tag, _, value = line.partition(":")
+        if tag == "#EXT-X-MEDIA-SEQUENCE":
+            self.sequence = int(_number(value, int, "media sequence"))
+        elif tag == "#EXT-X-TARGETDURATION":
+            self.target = float(_number(value, float, "target duration"))
+        elif tag == "#EXT-X-KEY" and _attributes(line).get("METHOD", "NONE") != "NONE":
             raise SourceInvalid("encrypted HLS streams are not supported")
-        elif line.startswith("#EXT-X-MAP"):
-            init = urljoin(base_url, _attributes(line).get("URI", ""))
-        elif line.startswith("#EXTINF:"):
-            duration = float(line.split(":", 1)[1].split(",")[0])
-        elif line and not line.startswith("#") and duration is not None:
-            segments.append(Segment(urljoin(base_url, line), duration, sequence))
-            sequence, duration = sequence + 1, None
-    return MediaPlaylist(tuple(segments), target, "#EXT-X-ENDLIST" in text, init)
+        elif tag == "#EXT-X-MAP":
+            self.init = urljoin(base_url, _attributes(line).get("URI", ""))
+        elif tag == "#EXTINF":
+            self.duration = float(_number(value.split(",")[0], float, "segment duration"))
+        elif tag == "#EXT-X-BYTERANGE":
+            self.byte_range = self._range(value)
+        elif line and not line.startswith("#") and self.duration is not None:
+            uri = urljoin(base_url, line)
+            self.segments.append(Segment(uri, self.duration, self.sequence, self.byte_range))
+            self.sequence, self.duration, self.byte_range = self.sequence + 1, None, None
+
+    def _range(self, value: str) -> tuple[int, int]:
+        """``length[@offset]``; without an offset the range follows the previous one."""
+        length_text, _, offset_text = value.partition("@")
+        length = int(_number(length_text, int, "byte range"))
+        offset = int(_number(offset_text, int, "byte range")) if offset_text else self.range_end
+        self.range_end = offset + length
+        return offset, length
 
 
 def choose_variant(variants: list[Variant], limits: HlsLimits) -> Variant:
@@ -140,8 +176,14 @@ class _Sink:
         self.out, self.max_bytes = out, max_bytes
         self.digest, self.size = hashlib.sha256(), 0
 
-    def append(self, url: str, limits: HlsLimits) -> None:
-        with open_source(url, allow_private=limits.allow_private, timeout_s=limits.timeout_s) as r:
+    def append(
+        self, url: str, limits: HlsLimits, byte_range: tuple[int, int] | None = None
+    ) -> None:
+        headers = None
+        if byte_range is not None:
+            headers = {"Range": f"bytes={byte_range[0]}-{byte_range[0] + byte_range[1] - 1}"}
+        guard = {"allow_private": limits.allow_private, "timeout_s": limits.timeout_s}
+        with open_source(url, headers=headers, **guard) as r:  # type: ignore[arg-type]
             for chunk in r.iter_bytes(1 << 16):
                 self.size += len(chunk)
                 if self.size > self.max_bytes:
@@ -150,46 +192,103 @@ class _Sink:
                 self.out.write(chunk)
 
 
-def _read_text(url: str, limits: HlsLimits) -> str:
+_MAX_PLAYLIST_BYTES = 4 * 1024 * 1024
+
+
+def _read_text(url: str, limits: HlsLimits) -> tuple[str, str]:
+    """A playlist's text and the URL it was finally served from (relative URIs resolve there)."""
+    body = bytearray()
     with open_source(url, allow_private=limits.allow_private, timeout_s=limits.timeout_s) as r:
-        body = r.read()
-    if len(body) > 4 * 1024 * 1024:
-        raise SourceInvalid("the HLS playlist is implausibly large")
-    return body.decode("utf-8", errors="replace")
+        for chunk in r.iter_bytes():
+            body.extend(chunk)
+            if len(body) > _MAX_PLAYLIST_BYTES:
+                raise SourceInvalid("the HLS playlist is implausibly large")
+        final_url = str(r.url)
+    return body.decode("utf-8", errors="replace"), final_url
 
 
 def _media_url(url: str, limits: HlsLimits) -> str:
     """Follow a master playlist to the media playlist of the chosen variant."""
-    variants = parse_master(_read_text(url, limits), url)
-    return choose_variant(variants, limits).uri if variants else url
+    text, final_url = _read_text(url, limits)
+    variants = parse_master(text, final_url)
+    return choose_variant(variants, limits).uri if variants else final_url
+
+
+def _media_playlist(url: str, limits: HlsLimits) -> MediaPlaylist:
+    text, final_url = _read_text(url, limits)
+    return parse_media(text, final_url)
+
+
+@dataclass
+class _LiveClock:
+    """When to stop following a live playlist: it stopped growing for three target durations,
+    or the total wait passed the duration bound plus six target durations.
+
+    Time is counted by the waits between reloads (the injected ``sleep``), which is what a stall
+    consists of, so the bound is exact and testable without a real clock.
+    """
+
+    limits: HlsLimits
+    waited_s: float = 0.0
+    since_growth_s: float = 0.0
+
+    def grew(self) -> None:
+        self.since_growth_s = 0.0
+
+    def waited(self, seconds: float) -> None:
+        self.waited_s += seconds
+        self.since_growth_s += seconds
+
+    def expired(self, target_s: float) -> bool:
+        stalled = self.since_growth_s > 3 * target_s
+        return stalled or self.waited_s > self.limits.max_duration_s + 6 * target_s
 
 
 def fetch_hls(
-    url: str, dest: Path, limits: HlsLimits, *, sleep: Callable[[float], None] = time.sleep
+    url: str,
+    dest: Path,
+    limits: HlsLimits,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> Downloaded:
-    """Download the stream behind ``url`` into ``dest`` (up to ``limits.max_duration_s``)."""
+    """Download the stream behind ``url`` into ``dest`` (up to ``limits.max_duration_s``).
+
+    A live playlist is followed until it ends, stops growing for three target durations, or the
+    wall-clock bound passes; what arrived is kept. Nothing is left at ``dest`` on failure.
+    """
+    try:
+        return _fetch_into(url, dest, limits, sleep, _LiveClock(limits))
+    except BaseException:
+        dest.unlink(missing_ok=True)
+        raise
+
+
+def _fetch_into(
+    url: str, dest: Path, limits: HlsLimits, sleep: Callable[[float], None], live: _LiveClock
+) -> Downloaded:
     media_url = _media_url(url, limits)
     seen: set[int] = set()
-    fetched_s, started = 0.0, time.monotonic()
+    fetched_s = 0.0
     with dest.open("wb") as out:
         sink = _Sink(out, limits.max_bytes)
-        playlist = parse_media(_read_text(media_url, limits), media_url)
+        playlist = _media_playlist(media_url, limits)
         if playlist.init_uri:
             sink.append(playlist.init_uri, limits)
         while True:
             for segment in playlist.segments:
                 if segment.sequence in seen or fetched_s >= limits.max_duration_s:
                     continue
-                sink.append(segment.uri, limits)
+                sink.append(segment.uri, limits, segment.byte_range)
                 seen.add(segment.sequence)
                 fetched_s += segment.duration_s
-            waited = time.monotonic() - started
+                live.grew()
             if playlist.ended or fetched_s >= limits.max_duration_s:
                 break
-            if waited > limits.max_duration_s + 6 * playlist.target_duration_s:
+            if live.expired(playlist.target_duration_s):
                 break  # a live stream that stopped growing: keep what arrived
             sleep(playlist.target_duration_s / 2)
-            playlist = parse_media(_read_text(media_url, limits), media_url)
+            live.waited(playlist.target_duration_s / 2)
+            playlist = _media_playlist(media_url, limits)
     if not seen:
         raise SourceInvalid("the HLS playlist lists no segments")
     return Downloaded(dest, sink.digest.hexdigest(), sink.size)

@@ -159,7 +159,7 @@ def sample_video(
         sampler = _Sampler(cfg, source, frames_dir)
         for frame in container.decode(stream):
             t = _frame_time(frame, start, decoded, source.fps)
-            if t > cfg.max_duration_s:
+            if t >= cfg.max_duration_s - 1e-6:  # the bound is exclusive: [0, max)
                 truncated = True
                 break
             decoded, last_t = decoded + 1, max(last_t, t)

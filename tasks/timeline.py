@@ -10,6 +10,7 @@ from prefect.cache_policies import NONE
 
 from storage.artifacts import write_rows
 from tasks.context import RunContext
+from tasks.world_state import event_order
 
 _VERBS = {
     "appear": "appears",
@@ -18,7 +19,7 @@ _VERBS = {
     "exit_zone": "leaves",
     "dwell": "stays still",
     "text_seen": "text seen",
-    "scene_change": "scene changes",
+    "scene_change": "changes",
 }
 
 
@@ -40,6 +41,7 @@ def build_timeline(
     objects: list[dict[str, Any]],
 ) -> list[dict[str, Any]]:
     """Timeline rows (the pure core of the stage), sorted by time, events before markers."""
+    events = sorted(events, key=event_order)
     zone_names = {z["zone_id"]: z["name"] for z in zones}
     classes = {o["object_id"]: o["class"] for o in objects}
     rows = [
@@ -70,6 +72,7 @@ def build_timeline(
         }
         for m in refresh_markers
     ]
+    # Events keep the causal order the world state gave them; markers follow events at a time.
     return sorted(rows, key=lambda r: (r["t_s"], r["kind"] != "event"))
 
 

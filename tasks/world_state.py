@@ -107,9 +107,28 @@ def split_tracks(tracks: Detections) -> list[Track]:
                 rows.scores[order],
                 rows.frame_index[order],
                 rows.class_names[majority],
+                int(track_id),
             )
         )
     return sorted(result, key=lambda tr: float(tr.t[0]))
+
+
+# Events at the same instant read in causal order: an object appears, leaves one zone, enters
+# the next, ... and disappears last.
+_CAUSAL_ORDER = {
+    "scene_change": 0,
+    "appear": 1,
+    "exit_zone": 2,
+    "enter_zone": 3,
+    "dwell": 4,
+    "text_seen": 5,
+    "disappear": 6,
+}
+
+
+def event_order(event: dict[str, Any]) -> tuple[float, int, str]:
+    """Sort key of events: time, then causal order of their types."""
+    return event["t_s"], _CAUSAL_ORDER.get(event["type"], 5), event["type"]
 
 
 def evidence_id_for(subject_id: str) -> str:
@@ -280,20 +299,32 @@ def _add_dwells(b: _Builder, track: Track, object_id: str) -> None:
 
 
 def _add_near(b: _Builder, tracks: list[Track], ids: list[str]) -> None:
-    """``near`` relations: two objects whose boxes stay close for ``near_min_s`` or longer."""
+    """``near`` relations: each stretch where two objects' boxes stay close for ``near_min_s``."""
+    max_gap = 1.5 * b.cfg.sample_step_s
     for i, a in enumerate(tracks):
         for j in range(i + 1, len(tracks)):
-            times = _near_times(a, tracks[j], b.cfg.near_gap)
-            if times and times[-1] - times[0] >= b.cfg.near_min_s:
-                b.world.relations.append(
-                    {
-                        "subject_id": ids[i],
-                        "predicate": "near",
-                        "object_id": ids[j],
-                        "start_s": times[0],
-                        "end_s": times[-1],
-                    }
-                )
+            for start, end in _stretches(_near_times(a, tracks[j], b.cfg.near_gap), max_gap):
+                if end - start >= b.cfg.near_min_s:
+                    b.world.relations.append(
+                        {
+                            "subject_id": ids[i],
+                            "predicate": "near",
+                            "object_id": ids[j],
+                            "start_s": start,
+                            "end_s": end,
+                        }
+                    )
+
+
+def _stretches(times: list[float], max_gap: float) -> list[tuple[float, float]]:
+    """Consecutive times split where two neighbours are more than ``max_gap`` apart."""
+    stretches: list[tuple[float, float]] = []
+    for t in times:
+        if stretches and t - stretches[-1][1] <= max_gap:
+            stretches[-1] = (stretches[-1][0], t)
+        else:
+            stretches.append((t, t))
+    return stretches
 
 
 def _near_times(a: Track, b: Track, gap: float) -> list[float]:
@@ -347,7 +378,7 @@ def build_world_state(
         ids.append(object_id)
     _add_near(b, split, ids)
     _add_refreshes(b, frames)
-    b.world.events.sort(key=lambda e: (e["t_s"], e["type"]))
+    b.world.events.sort(key=event_order)
     return b.world
 
 

@@ -51,6 +51,9 @@ class InlineSubmitter:
     async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
         return {}
 
+    async def mark_crashed(self, flow_run_id: str, message: str) -> None:
+        return None
+
     @staticmethod
     def _process(run_id: str) -> None:
         try:

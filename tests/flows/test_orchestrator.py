@@ -1,0 +1,182 @@
+"""The reaper: every run that stopped without finishing ends ``failed``, and only those.
+
+The orchestrator is replaced by a scripted ``Submitter`` that says which flow runs ended badly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from flows.orchestrator import _SUBMIT_GRACE_S, reap
+from storage.artifacts import RunLayout
+from storage.catalog import Catalog
+from storage.records import Run
+from storage.runs import RunStore
+from storage.tenants import TenantStore
+from storage.videos import NewVideo, VideoStore
+from ves.clock import to_rfc3339, utc_now
+from ves.settings import Settings
+
+CRASHED = "the processing crashed or was killed (flow run fr-crashed crashed)"
+
+
+@dataclass
+class ScriptedSubmitter:
+    """Answers ``ended_badly`` from a script and records what it was asked and told."""
+
+    bad: dict[str, str] = field(default_factory=dict)
+    asked: list[list[str]] = field(default_factory=list)
+    crashed: list[tuple[str, str]] = field(default_factory=list)
+
+    async def submit(self, run: Run) -> str:
+        return f"fr-{run.run_id}"
+
+    async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
+        self.asked.append(sorted(flow_run_ids))
+        return {i: m for i, m in self.bad.items() if i in flow_run_ids}
+
+    async def mark_crashed(self, flow_run_id: str, message: str) -> None:
+        self.crashed.append((flow_run_id, message))
+
+
+@dataclass(frozen=True)
+class Case:
+    """A run to set up: its state, flow run, age and heartbeat; and whether it is reaped."""
+
+    name: str
+    state: str  # queued | running | succeeded
+    flow_run_id: str | None
+    created_s_ago: float = 0.0
+    heartbeat_s_ago: float = 0.0
+    reaped_with: tuple[str, str] | None = None  # (error code, message fragment)
+
+
+CASES = [
+    Case("crashed", "running", "fr-crashed", reaped_with=("processing_stopped", CRASHED)),
+    Case(
+        "crashed_before_start",
+        "queued",
+        "fr-crashed-queued",
+        reaped_with=("processing_stopped", "flow run fr-crashed-queued"),
+    ),
+    Case(
+        "silent",
+        "running",
+        "fr-silent",
+        heartbeat_s_ago=300,
+        reaped_with=("processing_stopped", "no sign of life"),
+    ),
+    Case(
+        "never_submitted",
+        "queued",
+        None,
+        created_s_ago=_SUBMIT_GRACE_S + 30,
+        reaped_with=("not_submitted", "never reached the orchestrator"),
+    ),
+    Case("healthy_running", "running", "fr-ok", heartbeat_s_ago=30),
+    Case("healthy_queued", "queued", "fr-waiting", created_s_ago=600),  # submitted: waits
+    Case("just_created", "queued", None, created_s_ago=_SUBMIT_GRACE_S - 30),
+    Case("done", "succeeded", "fr-done-but-failed-later", created_s_ago=900, heartbeat_s_ago=900),
+]
+BAD = {
+    "fr-crashed": CRASHED,
+    "fr-crashed-queued": "the run was cancelled in the orchestrator (flow run fr-crashed-queued)",
+    "fr-done-but-failed-later": "the processing failed in the orchestrator (flow run x failed)",
+}
+
+
+def ago(seconds: float) -> str:
+    return to_rfc3339(utc_now() - timedelta(seconds=seconds))
+
+
+def set_up(catalog: Catalog, settings: Settings, tenant_id: str, case: Case) -> Run:
+    """A run in the case's state, with a work folder holding a file."""
+    video = VideoStore(catalog).create(
+        NewVideo(tenant_id, case.name, "url", "https://media.example.com/a.mp4")
+    )
+    runs = RunStore(catalog)
+    run = runs.create(tenant_id, video.video_id, {})
+    if case.flow_run_id:
+        runs.set_flow_run(run.run_id, case.flow_run_id)
+    if case.state in {"running", "succeeded"}:
+        assert runs.start(run.run_id)
+    if case.state == "succeeded":
+        assert runs.succeed(run.run_id, "/published")
+    with catalog.write() as conn:
+        conn.execute(
+            "UPDATE runs SET created_at = ?, heartbeat_at = ? WHERE run_id = ?",
+            (ago(case.created_s_ago), ago(case.heartbeat_s_ago), run.run_id),
+        )
+    layout = RunLayout(settings.data_dir, tenant_id, video.video_id, run.run_id)
+    layout.prepare()
+    (layout.scratch_dir / "source.bin").write_bytes(b"partial download")
+    return runs.get(run.run_id)
+
+
+@pytest.fixture
+def acme(tenants: TenantStore) -> str:
+    return tenants.create_tenant("acme").tenant_id
+
+
+def work_dir(settings: Settings, run: Run) -> Path:
+    return RunLayout(settings.data_dir, run.tenant_id, run.video_id, run.run_id).work_dir
+
+
+def test_reap_fails_exactly_the_stopped_runs(
+    settings: Settings, catalog: Catalog, acme: str
+) -> None:
+    runs = RunStore(catalog)
+    made = {case.name: set_up(catalog, settings, acme, case) for case in CASES}
+    submitter = ScriptedSubmitter(dict(BAD))
+
+    reaped = asyncio.run(reap(settings, runs, submitter))
+
+    expected = {c.name for c in CASES if c.reaped_with}
+    assert sorted(reaped) == sorted(made[name].run_id for name in expected)
+    for case in CASES:
+        before, after = made[case.name], runs.get(made[case.name].run_id)
+        if case.reaped_with is None:
+            assert after == before, case.name
+            assert work_dir(settings, after).is_dir(), case.name
+            continue
+        code, fragment = case.reaped_with
+        assert (after.state, after.error_code) == ("failed", code), case.name
+        assert after.error_message is not None and fragment in after.error_message, case.name
+        assert VideoStore(catalog).get(acme, after.video_id).state == "failed"
+        assert not work_dir(settings, after).exists(), case.name
+    # The orchestrator is asked only about flow runs of runs still active after the sweep.
+    asked_for = {c.flow_run_id for c in CASES if c.flow_run_id and c.state != "succeeded"}
+    assert submitter.asked == [sorted(asked_for - {"fr-silent"})]
+    # The silent run's flow run is told it is dead, with the run's own message.
+    silent = runs.get(made["silent"].run_id)
+    assert submitter.crashed == [("fr-silent", silent.error_message)]
+
+
+def test_a_second_reap_finds_nothing(settings: Settings, catalog: Catalog, acme: str) -> None:
+    runs = RunStore(catalog)
+    for case in CASES:
+        set_up(catalog, settings, acme, case)
+    submitter = ScriptedSubmitter(dict(BAD))
+    assert len(asyncio.run(reap(settings, runs, submitter))) == 4
+    assert asyncio.run(reap(settings, runs, submitter)) == []
+
+
+def test_reap_with_nothing_to_do(settings: Settings, catalog: Catalog, acme: str) -> None:
+    submitter = ScriptedSubmitter()
+    assert asyncio.run(reap(settings, RunStore(catalog), submitter)) == []
+    assert submitter.asked == [[]]
+
+
+def test_a_flow_that_ended_badly_does_not_undo_a_success(
+    settings: Settings, catalog: Catalog, acme: str
+) -> None:
+    done = set_up(catalog, settings, acme, CASES[-1])
+    submitter = ScriptedSubmitter(dict(BAD))
+    assert asyncio.run(reap(settings, RunStore(catalog), submitter)) == []
+    assert RunStore(catalog).get(done.run_id) == done

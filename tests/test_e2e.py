@@ -1,0 +1,256 @@
+"""The real topology, as `make run` starts it: `ves serve` (Prefect server, process worker, API)
+in its own processes, a media server on this machine, and clients over HTTP.
+
+It registers a video by URL, by HLS and by upload, executes all three to `succeeded` through
+Prefect, and reads their artifacts; then it kills a flow run mid-way, and then the whole service,
+and checks that no run stays stuck.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.fixtures.hls import write_hls
+from tests.fixtures.live_server import free_port
+from tests.fixtures.media_server import MediaServer
+from tests.test_supervisor import _alive, _wait_for_banner
+from ves.synthetic import ground_truth, lobby_scene, scale_scene, write_video
+
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
+
+@dataclass
+class Service:
+    process: subprocess.Popen[str]
+    url: str
+    env: dict[str, str]
+    clients: list[httpx.Client]
+
+    def client(self) -> httpx.Client:
+        cli = [sys.executable, "-m", "ves.cli", "keys", "create", "--tenant", "e2e"]
+        out = subprocess.run(cli, env=self.env, capture_output=True, text=True, check=True)
+        key = out.stdout.strip().splitlines()[-1]
+        return httpx.Client(
+            base_url=self.url, headers={"Authorization": f"Bearer {key}"}, timeout=30
+        )
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for status in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = status.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(status.parent.name))
+    found, pending = [], [pid]
+    while pending:
+        for child in children.get(pending.pop(), []):
+            found.append(child)
+            pending.append(child)
+    return found
+
+
+def _start(env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ves.cli", "serve"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+    if process.stdout:
+        process.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def media(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MediaServer, Path]]:
+    root = tmp_path_factory.mktemp("e2e-media")
+    write_video(lobby_scene(), root / "lobby.mp4")
+    write_hls(root / "lobby.mp4", root / "hls")
+    long = replace(scale_scene(lobby_scene(), width=640, height=360, duration_s=90), noise=2.0)
+    write_video(long, root / "long.mp4")
+    with MediaServer(root) as server:
+        yield server, root
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    data = tmp_path_factory.mktemp("e2e-data")
+    port = free_port()
+    env = {
+        **os.environ,
+        "VES_DATA_DIR": str(data),
+        "VES_PORT": str(port),
+        "VES_PREFECT_PORT": str(free_port()),
+        "VES_ALLOW_PRIVATE_SOURCES": "true",
+        "VES_HEARTBEAT_TIMEOUT_S": "8",
+        "VES_LOG_LEVEL": "warning",
+    }
+    process = _start(env)
+    _wait_for_banner(process)
+    service = Service(process, f"http://127.0.0.1:{port}", env, [])
+    yield service
+    for client in service.clients:
+        client.close()
+    _stop(service.process)
+
+
+def _wait(
+    client: httpx.Client, video_id: str, states: set[str], timeout_s: float = 240
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        video: dict[str, Any] = client.get(f"/api/product/videos/{video_id}").json()
+        if video["state"] in states:
+            return video
+        time.sleep(0.25)
+    raise AssertionError(f"{video_id} never reached {states}: {video}")
+
+
+def _assert_matches_truth(objects: list[dict[str, Any]]) -> None:
+    """Each true object is found within 1 s; anything else found is a sign that appeared
+    mid-video (motion sees it appear; telling text from objects is the OCR detector's job)."""
+    truth = ground_truth(lobby_scene())
+    found = [(o["first_seen_s"], o["last_seen_s"]) for o in objects]
+    expected = [(o.first_seen_s, o.last_seen_s) for o in truth.objects]
+    signs = [(t.start_s, t.end_s) for t in truth.texts if t.start_s > 0]
+
+    def near(a: tuple[float, float], b: tuple[float, float]) -> bool:
+        return abs(a[0] - b[0]) <= 1.0 and abs(a[1] - b[1]) <= 1.0
+
+    for interval in expected:
+        assert sum(near(f, interval) for f in found) == 1, (interval, found)
+    for interval in found:
+        assert any(near(interval, e) for e in expected + signs), (interval, found)
+
+
+def _register_upload(client: httpx.Client, path: Path) -> str:
+    data = path.read_bytes()
+    spec = {
+        "filename": path.name,
+        "size_bytes": len(data),
+        "content_type": "video/mp4",
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    video = client.post(
+        "/api/videos/add", json={"title": "upload", "source_type": "upload", "upload": spec}
+    ).json()
+    assert client.put(video["upload_url"], content=data).status_code == 200
+    return str(video["video_id"])
+
+
+def test_url_hls_and_upload_execute_to_succeeded_through_prefect(
+    service: Service, media: tuple[MediaServer, Path]
+) -> None:
+    server, root = media
+    _execute_three(service.client(), server, root)
+
+
+def _execute_three(client: httpx.Client, server: MediaServer, root: Path) -> None:
+    ids = [
+        client.post(
+            "/api/videos/add", json={"url": server.url("lobby.mp4"), "title": "url"}
+        ).json()["video_id"],
+        client.post(
+            "/api/videos/add", json={"url": server.url("hls/index.m3u8"), "title": "hls"}
+        ).json()["video_id"],
+        _register_upload(client, root / "lobby.mp4"),
+    ]
+    started = time.monotonic()
+    for video_id in ids:
+        accepted = client.post(f"/api/product/videos/{video_id}/execute")
+        assert accepted.status_code == 202, accepted.text
+    assert time.monotonic() - started < 3.0  # three 202s, no processing inside the requests
+    for video_id in ids:
+        video = _wait(client, video_id, {"succeeded", "failed"})
+        assert video["state"] == "succeeded", video["latest_run"]
+        graph = client.get(f"/api/product/videos/{video_id}/scene-graph").json()
+        _assert_matches_truth(graph["objects"])
+        timeline = client.get(f"/api/product/videos/{video_id}/timeline").json()
+        assert [round(m["t_s"]) for m in timeline["refresh_markers"]] == [0, 12]
+        cost = client.get(f"/api/product/videos/{video_id}/cost").json()
+        assert cost["frames"]["sampled"] == pytest.approx(100, abs=2)
+        spans = client.get(f"/api/product/videos/{video_id}/evidence-view").json()["spans"]
+        assert client.get(spans[0]["frames"][0]["thumbnail_url"]).status_code == 200
+
+
+def test_progress_is_visible_and_a_killed_flow_ends_failed(
+    service: Service, media: tuple[MediaServer, Path]
+) -> None:
+    server, _ = media
+    client = service.client()
+    video_id = client.post(
+        "/api/videos/add", json={"url": server.url("long.mp4"), "title": "long"}
+    ).json()["video_id"]
+    assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
+    running = _wait(client, video_id, {"running"})
+    deadline = time.monotonic() + 60
+    while running["latest_run"]["stage"] in {None, "decode"} and time.monotonic() < deadline:
+        running = client.get(f"/api/product/videos/{video_id}").json()
+        time.sleep(0.1)
+    assert running["state"] == "running", running
+    assert running["latest_run"]["stage"] in {"sample", "detect", "track", "world_state"}
+    assert 0 < running["latest_run"]["progress"] < 1
+    flows = [
+        pid
+        for pid in _descendants(service.process.pid)
+        if b"prefect.engine" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        or b"flow-run" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
+    assert flows, "no flow-run process found"
+    for pid in flows:
+        os.kill(pid, signal.SIGKILL)
+    failed = _wait(client, video_id, {"failed", "succeeded"}, timeout_s=90)
+    assert failed["state"] == "failed"
+    assert failed["latest_run"]["error"]["code"] == "processing_stopped"
+    assert "execute" in failed["latest_run"]["error"]["message"]
+    assert client.get(f"/api/product/videos/{video_id}/scene-graph").status_code == 409
+
+
+def test_a_service_killed_mid_run_fails_the_run_on_its_next_start(
+    service: Service, media: tuple[MediaServer, Path]
+) -> None:
+    server, _ = media
+    client = service.client()
+    video_id = client.post(
+        "/api/videos/add", json={"url": server.url("long.mp4"), "title": "long"}
+    ).json()["video_id"]
+    assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
+    _wait(client, video_id, {"running"})
+    client.close()  # its pooled connection would point at a dead server
+    everything = [service.process.pid, *_descendants(service.process.pid)]
+    for pid in everything:
+        os.kill(pid, signal.SIGKILL)  # a power cut: nobody gets to clean up
+    service.process.wait(timeout=10)
+    if service.process.stdout:
+        service.process.stdout.close()
+    deadline = time.monotonic() + 20
+    while any(_alive(pid) for pid in everything) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(9)  # longer than the heartbeat timeout
+    service.process = _start(service.env)
+    _wait_for_banner(service.process)
+    failed = _wait(service.client(), video_id, {"failed", "succeeded"}, timeout_s=60)
+    assert failed["state"] == "failed"
+    assert failed["latest_run"]["error"]["code"] == "processing_stopped"
+    data = Path(service.env["VES_DATA_DIR"])
+    assert not (data / "work" / failed["latest_run"]["run_id"]).exists()
