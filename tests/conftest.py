@@ -19,10 +19,18 @@ from ves.settings import Settings
 
 @pytest.fixture(scope="session")
 def prefect_harness() -> Iterator[None]:
-    """A temporary Prefect server for flows run in-process (started once per session)."""
+    """A temporary Prefect server for flows run in-process (started once per session).
+
+    Run logs are not shipped to it: Prefect's background log worker keeps sockets that outlive
+    the tests (a ResourceWarning at interpreter exit), and no test reads those logs.
+    """
+    from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=120):
+    with (
+        temporary_settings({PREFECT_LOGGING_TO_API_ENABLED: False}),
+        prefect_test_harness(server_startup_timeout=180),
+    ):
         yield
 
 

@@ -1,0 +1,145 @@
+"""The whole process-video flow against a plain decode of the same file, in the same run.
+
+    .venv/bin/python benchmarks/pipeline.py [--seconds 60] [--fresh]
+
+A synthetic 720p clip with sensor-like noise at about 2 Mbit/s is generated (and cached under
+benchmarks/.cache). Then, in this one process and back to back:
+  1. plain decode: PyAV decodes every frame, converting none (the floor any pipeline pays);
+  2. the flow: `process_video` in-process under a temporary Prefect server, after a warm-up run
+     on a tiny clip so that Prefect's cold start is not counted.
+It prints both times, their ratio (target: flow <= 2x decode), the x-realtime of the flow, and
+the peak memory the flow added over the process's baseline, for the clip and for a clip half as
+long (flat memory means the two are about equal: frames are streamed, never held).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import av
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ves.synthetic import demo_scene, scale_scene, write_video
+
+CACHE = Path(__file__).resolve().parent / ".cache"
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def clip(seconds: int, fresh: bool) -> Path:
+    """A cached 1280x720 30 fps clip of ``seconds`` with noise, about 2 Mbit/s."""
+    path = CACHE / f"pipeline-720p-{seconds}s.mp4"
+    if fresh or not path.exists():
+        CACHE.mkdir(exist_ok=True)
+        spec = scale_scene(demo_scene(), width=1280, height=720, duration_s=seconds, fps=30)
+        write_video(replace(spec, noise=3.0, bitrate=2_000_000), path)
+    return path
+
+
+def plain_decode(path: Path) -> tuple[float, int]:
+    started = time.perf_counter()
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        frames = sum(1 for _ in container.decode(stream))
+    return time.perf_counter() - started, frames
+
+
+def rss() -> int:
+    with open("/proc/self/statm") as statm:  # noqa: PTH123
+        return int(statm.read().split()[1]) * PAGE
+
+
+class PeakMemory:
+    """Samples this process's resident memory every 20 ms while the block runs."""
+
+    def __enter__(self) -> PeakMemory:
+        self.baseline = self.peak = rss()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.02):
+            self.peak = max(self.peak, rss())
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def added_mib(self) -> float:
+        return (self.peak - self.baseline) / 2**20
+
+
+def run_flow(data_dir: Path, path: Path) -> float:
+    from flows.process_video import ProcessVideoParams, process_video
+    from storage.catalog import Catalog
+    from storage.runs import RunStore
+    from storage.tenants import TenantStore
+    from storage.videos import NewVideo, VideoStore
+
+    catalog = Catalog.open(data_dir / "catalog.sqlite3")
+    tenants = TenantStore(catalog)
+    tenant = tenants.find_tenant("bench") or tenants.create_tenant("bench")
+    videos = VideoStore(catalog)
+    video = videos.create(NewVideo(tenant.tenant_id, path.name, "upload", None, {"filename": "x"}))
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    videos.complete_upload(
+        tenant.tenant_id, video.video_id, path=str(path), sha256=digest, size=path.stat().st_size
+    )
+    run = RunStore(catalog).create(tenant.tenant_id, video.video_id, {})
+    started = time.perf_counter()
+    process_video(ProcessVideoParams(run_id=run.run_id))
+    elapsed = time.perf_counter() - started
+    assert RunStore(catalog).get(run.run_id).state == "succeeded"
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--fresh", action="store_true", help="regenerate the clips")
+    args = parser.parse_args()
+    long_clip, short_clip, tiny = (
+        clip(args.seconds, args.fresh),
+        clip(args.seconds // 2, args.fresh),
+        clip(2, args.fresh),
+    )
+    from prefect.testing.utilities import prefect_test_harness
+
+    with tempfile.TemporaryDirectory() as tmp, prefect_test_harness(server_startup_timeout=120):
+        os.environ["VES_DATA_DIR"] = tmp
+        run_flow(Path(tmp), tiny)  # warm-up: Prefect's first flow in a process pays its start
+        decode_s, frames = plain_decode(long_clip)
+        with PeakMemory() as memory_long:
+            flow_s = run_flow(Path(tmp), long_clip)
+        with PeakMemory() as memory_short:
+            run_flow(Path(tmp), short_clip)
+        decode_again_s, _ = plain_decode(long_clip)
+    decode_s = min(decode_s, decode_again_s)  # the quieter of two baselines on a shared machine
+    mbit = long_clip.stat().st_size * 8 / args.seconds / 1e6
+    print(f"clip: 1280x720 30 fps, {args.seconds} s, {mbit:.2f} Mbit/s, {frames} frames")
+    fps, ratio = frames / decode_s, flow_s / decode_s
+    print(f"plain decode (all frames, no conversion): {decode_s:6.2f} s  ({fps:.0f} fps)")
+    print(f"process-video flow (8 stages, publish):   {flow_s:6.2f} s")
+    print(f"ratio flow / plain decode:                {ratio:6.2f}  (target <= 2.00)")
+    print(f"flow speed:                               {args.seconds / flow_s:6.1f} x realtime")
+    print(
+        f"peak memory added by the flow: {memory_long.added_mib:.0f} MiB for {args.seconds} s, "
+        f"{memory_short.added_mib:.0f} MiB for {args.seconds // 2} s "
+        f"(ratio {memory_long.added_mib / max(memory_short.added_mib, 1):.2f}; flat is about 1)"
+    )
+
+
+if __name__ == "__main__":
+    main()
