@@ -63,7 +63,13 @@ class Settings(BaseSettings):
         30.0, gt=0, description="Longest wait for data from a source while downloading."
     )
     analysis_width: int = Field(
-        320, ge=64, le=1920, description="Width of the grey frames motion is detected on."
+        240,
+        ge=64,
+        le=1920,
+        description=(
+            "Width of the frames motion is detected on; half the thumbnail width lets the JPEG "
+            "decoder downscale for free."
+        ),
     )
     thumbnail_width: int = Field(480, ge=64, le=1920, description="Width of evidence thumbnails.")
     scene_cut_threshold: float = Field(

@@ -268,3 +268,20 @@ def test_times_start_at_zero_in_every_container(
     )
     assert (result.decoded, result.truncated_at_bound) == (40, False)
     assert result.processed_s == pytest.approx(4.0, abs=1e-3)
+
+
+def test_a_fast_video_sampled_sparsely_skips_unreferenced_frames_but_keeps_the_rhythm(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """At 30 fps sampled at 5 fps the decoder skips non-reference frames; samples must still
+    come every 0.2 s (give or take one source frame) and the scene cut must still be found."""
+    spec = SceneSpec(width=320, height=240, fps=30, duration_s=6.0, scene_cuts=(3.0,))
+    path = tmp_path / "fast.mp4"
+    write_video(spec, path)
+    result = sample_video(probe(path, settings), config(), tmp_path / "scratch")
+    times = np.array([r["t_s"] for r in result.rows])
+    assert result.decoded < 6.0 * 30  # unreferenced frames were not decoded
+    assert len(times) == pytest.approx(6.0 * FPS, abs=1)
+    assert np.all(np.abs(np.diff(times) - STEP) <= 1 / 30 + 1e-6)
+    cuts = [r["t_s"] for r in result.rows if r["refresh_reason"] == "scene_change"]
+    assert len(cuts) == 1 and abs(cuts[0] - 3.0) <= STEP
