@@ -211,6 +211,22 @@ def _execute_three(client: httpx.Client, server: MediaServer, root: Path) -> Non
         assert client.get(spans[0]["frames"][0]["thumbnail_url"]).status_code == 200
 
 
+def test_prefect_ui_queries_show_each_runs_cost_report_and_events(service: Service) -> None:
+    """The pinned FastAPI/Prefect pair: the UI's artifact queries answer (FastAPI >= 0.151
+    broke them for Prefect 3.8.8), and each succeeded run attached its two artifacts."""
+    prefect = f"http://127.0.0.1:{service.env['VES_PREFECT_PORT']}/api"
+    with httpx.Client(timeout=30) as client:
+        artifacts = client.post(f"{prefect}/artifacts/filter", json={"limit": 50})
+        latest = client.post(f"{prefect}/artifacts/latest/filter", json={"limit": 50})
+        flows = client.post(f"{prefect}/flow_runs/filter", json={"limit": 50})
+        ui = client.get(f"http://127.0.0.1:{service.env['VES_PREFECT_PORT']}/")
+    assert artifacts.status_code == 200 and latest.status_code == 200, artifacts.text
+    kinds = {(a["type"], a["key"].split("-")[0]) for a in artifacts.json()}
+    assert {("markdown", "cost"), ("table", "events")} <= kinds
+    assert sum(f["state_type"] == "COMPLETED" for f in flows.json()) >= 3
+    assert ui.status_code == 200 and "<html" in ui.text.lower()
+
+
 def test_progress_is_visible_and_a_killed_flow_ends_failed(
     service: Service, media: tuple[MediaServer, Path]
 ) -> None:
