@@ -167,11 +167,25 @@ def apply_prefect_project(settings: Settings) -> None:
             raise RuntimeError(f"{' '.join(argv[1:3])} failed:\n{done.stdout}{done.stderr}")
 
 
-def _start(child: Child) -> None:
+def _start(child: Child, logs: Path) -> None:
+    """Start a child; Prefect's own processes log to files, the API to this terminal."""
     env = {**os.environ, **child.env}
-    child.process = subprocess.Popen(  # noqa: S603
-        child.argv, env=env, start_new_session=True, preexec_fn=_die_with_parent
-    )
+    output = None
+    if child.name != "api":
+        logs.mkdir(parents=True, exist_ok=True)
+        output = (logs / f"{child.name}.log").open("ab")
+    try:
+        child.process = subprocess.Popen(  # noqa: S603
+            child.argv,
+            env=env,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+            stdout=output,
+            stderr=subprocess.STDOUT if output else None,
+        )
+    finally:
+        if output:
+            output.close()  # the child holds its own descriptor
     _wait_healthy(child)
 
 
@@ -198,6 +212,7 @@ def _banner(settings: Settings) -> str:
             f"  Dashboard    {base}/dashboard",
             f"  Prefect UI   http://127.0.0.1:{settings.prefect_port}",
             f"  Data         {settings.data_dir.resolve()}",
+            f"  Logs         {(settings.data_dir / 'logs').resolve()} (Prefect server and worker)",
             "Get an API key:  .venv/bin/ves keys create --tenant my-team",
             "Stop with Ctrl-C.",
             "",
@@ -221,7 +236,7 @@ def serve(settings: Settings) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         for child in children:
-            _start(child)
+            _start(child, settings.data_dir / "logs")
             if child.name == "prefect-server":
                 apply_prefect_project(settings)
         print(_banner(settings), flush=True)
