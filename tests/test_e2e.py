@@ -227,15 +227,19 @@ def test_prefect_ui_queries_show_each_runs_cost_report_and_events(service: Servi
     assert ui.status_code == 200 and "<html" in ui.text.lower()
 
 
+def _run_long(client: httpx.Client, server: MediaServer) -> str:
+    """Register and execute the 90 s clip (long enough to be caught running)."""
+    body = {"url": server.url("long.mp4"), "title": "long"}
+    video_id = str(client.post("/api/videos/add", json=body).json()["video_id"])
+    assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
+    return video_id
+
+
 def test_progress_is_visible_and_a_killed_flow_ends_failed(
     service: Service, media: tuple[MediaServer, Path]
 ) -> None:
-    server, _ = media
     client = service.client()
-    video_id = client.post(
-        "/api/videos/add", json={"url": server.url("long.mp4"), "title": "long"}
-    ).json()["video_id"]
-    assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
+    video_id = _run_long(client, media[0])
     running = _wait(client, video_id, {"running"})
     deadline = time.monotonic() + 60
     while running["latest_run"]["stage"] in {None, "decode"} and time.monotonic() < deadline:
@@ -263,12 +267,8 @@ def test_progress_is_visible_and_a_killed_flow_ends_failed(
 def test_a_service_killed_mid_run_fails_the_run_on_its_next_start(
     service: Service, media: tuple[MediaServer, Path]
 ) -> None:
-    server, _ = media
     client = service.client()
-    video_id = client.post(
-        "/api/videos/add", json={"url": server.url("long.mp4"), "title": "long"}
-    ).json()["video_id"]
-    assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
+    video_id = _run_long(client, media[0])
     _wait(client, video_id, {"running"})
     client.close()  # its pooled connection would point at a dead server
     everything = [service.process.pid, *_descendants(service.process.pid)]
