@@ -182,9 +182,10 @@ class _Sink:
         headers = None
         if byte_range is not None:
             headers = {"Range": f"bytes={byte_range[0]}-{byte_range[0] + byte_range[1] - 1}"}
-        guard = {"allow_private": limits.allow_private, "timeout_s": limits.timeout_s}
-        with open_source(url, headers=headers, **guard) as r:  # type: ignore[arg-type]
-            for chunk in r.iter_bytes(1 << 16):
+        with open_source(
+            url, allow_private=limits.allow_private, timeout_s=limits.timeout_s, headers=headers
+        ) as opened:
+            for chunk in opened.response.iter_bytes(1 << 16):
                 self.size += len(chunk)
                 if self.size > self.max_bytes:
                     raise LimitExceeded(f"the stream is larger than {self.max_bytes} bytes")
@@ -198,12 +199,12 @@ _MAX_PLAYLIST_BYTES = 4 * 1024 * 1024
 def _read_text(url: str, limits: HlsLimits) -> tuple[str, str]:
     """A playlist's text and the URL it was finally served from (relative URIs resolve there)."""
     body = bytearray()
-    with open_source(url, allow_private=limits.allow_private, timeout_s=limits.timeout_s) as r:
-        for chunk in r.iter_bytes():
+    with open_source(url, allow_private=limits.allow_private, timeout_s=limits.timeout_s) as o:
+        for chunk in o.response.iter_bytes():
             body.extend(chunk)
             if len(body) > _MAX_PLAYLIST_BYTES:
                 raise SourceInvalid("the HLS playlist is implausibly large")
-        final_url = str(r.url)
+        final_url = o.url
     return body.decode("utf-8", errors="replace"), final_url
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
@@ -137,13 +137,59 @@ def _httpx_errors_translated() -> Iterator[None]:
         raise SourceUnreachable(f"the source could not be reached: {exc}") from exc
 
 
+@dataclass(frozen=True)
+class Opened:
+    """An answering source: the streaming response and the final URL, by name."""
+
+    response: httpx.Response
+    url: str
+
+
+def _pinned_request(
+    client: httpx.Client, url: str, address: str, headers: dict[str, str] | None
+) -> httpx.Request:
+    """A GET of ``url`` that connects to ``address`` (already checked), not to a new lookup.
+
+    Resolving again at connect time would let a hostile DNS answer differently the second time
+    (DNS rebinding) and reach an address the check refused. The name still travels in the Host
+    header and, for https, as the TLS server name, so virtual hosts and certificates work.
+    """
+    parts = urlsplit(url)
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    literal = f"[{address}]" if ":" in address else address
+    netloc = (f"{userinfo}@" if userinfo else "") + literal
+    netloc += f":{parts.port}" if parts.port else ""
+    extensions = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
+    return client.build_request(
+        "GET",
+        urlunsplit(parts._replace(netloc=netloc)),
+        headers={**(headers or {}), "Host": hostport},
+        extensions=extensions,
+    )
+
+
+def _send_pinned(
+    client: httpx.Client, url: str, checked: CheckedUrl, headers: dict[str, str] | None
+) -> httpx.Response:
+    """Send to the checked addresses in turn until one accepts the connection."""
+    failure: httpx.ConnectError | None = None
+    for address in checked.addresses:
+        try:
+            return client.send(_pinned_request(client, url, address, headers), stream=True)
+        except httpx.ConnectError as exc:
+            failure = exc
+    assert failure is not None
+    raise failure
+
+
 @contextmanager
 def open_source(
     url: str, *, allow_private: bool, timeout_s: float, headers: dict[str, str] | None = None
-) -> Iterator[httpx.Response]:
+) -> Iterator[Opened]:
     """A streaming GET of ``url``, following redirects by hand and checking every hop.
 
-    Errors while the caller reads the body are translated too.
+    Each hop connects to an address its check accepted. Errors while the caller reads the body
+    are translated too.
 
     Raises:
         SourceRejected: a hop of the redirect chain breaks the policy.
@@ -154,16 +200,15 @@ def open_source(
         _httpx_errors_translated(),
     ):
         for _ in range(_MAX_REDIRECTS + 1):
-            check_url(url, allow_private=allow_private)
-            request = client.build_request("GET", url, headers=headers)
-            response = client.send(request, stream=True)
+            checked = check_url(url, allow_private=allow_private)
+            response = _send_pinned(client, url, checked, headers)
             try:
                 if response.is_redirect:
                     url = urljoin(url, response.headers.get("location", ""))
                     continue
                 if response.status_code not in {200, 206}:
                     raise SourceUnreachable(f"the source answered HTTP {response.status_code}")
-                yield response
+                yield Opened(response, url)
                 return
             finally:
                 response.close()
@@ -173,9 +218,10 @@ def open_source(
 def probe_url(url: str, *, allow_private: bool, timeout_s: float) -> ProbeResult:
     """Contact ``url`` (following checked redirects) and read its first bytes."""
     headers = {"Range": f"bytes=0-{_PROBE_BYTES - 1}"}
-    with open_source(url, allow_private=allow_private, timeout_s=timeout_s, headers=headers) as r:
-        first = _read_at_most(r, _PROBE_BYTES)
-        return ProbeResult(str(r.url), r.status_code, r.headers.get("content-type"), first)
+    with open_source(url, allow_private=allow_private, timeout_s=timeout_s, headers=headers) as o:
+        first = _read_at_most(o.response, _PROBE_BYTES)
+        content_type = o.response.headers.get("content-type")
+        return ProbeResult(o.url, o.response.status_code, content_type, first)
 
 
 def download(
@@ -190,10 +236,10 @@ def download(
     digest, size = hashlib.sha256(), 0
     try:
         with (
-            open_source(url, allow_private=allow_private, timeout_s=timeout_s) as response,
+            open_source(url, allow_private=allow_private, timeout_s=timeout_s) as opened,
             dest.open("wb") as out,
         ):
-            for chunk in response.iter_bytes(1 << 16):
+            for chunk in opened.response.iter_bytes(1 << 16):
                 size += len(chunk)
                 if size > max_bytes:
                     raise LimitExceeded(f"the source is larger than the limit of {max_bytes} bytes")

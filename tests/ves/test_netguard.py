@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+import ves.netguard as netguard
+from tests.fixtures.media_server import MediaServer
 from ves.errors import SourceRejected, SourceUnreachable, ValidationFailed
-from ves.netguard import check_url, refusal_reason
+from ves.netguard import check_url, download, open_source, refusal_reason
 
 ALWAYS_REFUSED = [
     "169.254.169.254",  # cloud metadata
@@ -90,3 +95,46 @@ def test_unresolvable_host_is_unreachable() -> None:
 def test_malformed_urls_fail_validation(url: str) -> None:
     with pytest.raises(ValidationFailed):
         check_url(url, allow_private=True)
+
+
+def test_a_source_is_fetched_at_the_address_its_check_accepted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DNS rebinding: the connection goes to the address that was checked, not to a second
+    lookup. ``media.test`` resolves only through the check's lookup (patched here); a client
+    that resolved again at connect time would fail. The name still reaches the server."""
+    (tmp_path / "clip.bin").write_bytes(b"0123456789" * 100)
+    real = socket.getaddrinfo
+
+    def lookup(host: str, *args: Any, **kwargs: Any) -> Any:
+        return real("127.0.0.1" if host == "media.test" else host, *args, **kwargs)
+
+    monkeypatch.setattr(netguard.socket, "getaddrinfo", lookup)
+    with MediaServer(tmp_path) as server:
+        url = server.url("clip.bin").replace("127.0.0.1", "media.test")
+        fetched = download(
+            url, tmp_path / "out.bin", allow_private=True, timeout_s=5, max_bytes=10**6
+        )
+        assert fetched.size == 1000
+        with open_source(url, allow_private=True, timeout_s=5) as opened:
+            assert opened.url == url  # the final URL keeps the name
+            assert opened.response.request.headers["host"] == f"media.test:{server.port}"
+
+
+def test_a_name_that_rebinds_to_a_refused_address_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = socket.getaddrinfo
+    monkeypatch.setattr(
+        netguard.socket,
+        "getaddrinfo",
+        lambda host, *a, **k: real("169.254.169.254" if host == "evil.test" else host, *a, **k),
+    )
+    with pytest.raises(SourceRejected, match="link-local"):
+        download(
+            "http://evil.test/x",
+            Path("/nonexistent/x"),
+            allow_private=True,
+            timeout_s=2,
+            max_bytes=10,
+        )
