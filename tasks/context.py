@@ -37,6 +37,7 @@ class SourceRef:
     kind: str
     url: str | None
     path: str | None
+    sha256: str | None = None  # known for uploads: verified when the bytes arrived
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def load_context(settings: Settings, run_id: str) -> RunContext:
     catalog = Catalog(settings.catalog_path)
     run = RunStore(catalog).get(run_id)
     video = VideoStore(catalog).get(run.tenant_id, run.video_id)
-    source = SourceRef(video.source_type, video.source_url, video.source_path)
+    source = SourceRef(video.source_type, video.source_url, video.source_path, video.source_sha256)
     options = RunOptions.model_validate(run.params)
     return RunContext(settings, run.run_id, run.tenant_id, run.video_id, source, options)
 

@@ -73,7 +73,9 @@ def acquire_source(ref: SourceRef, scratch: Path, settings: Settings) -> tuple[P
         if ref.path is None or not Path(ref.path).is_file():
             raise SourceInvalid("the uploaded recording is missing; upload it again")
         path = Path(ref.path)
-        return path, sha256_file(path), path.stat().st_size
+        # The upload was hashed and verified as it arrived and published atomically; hashing
+        # gigabytes again here would double the stage's I/O for nothing.
+        return path, ref.sha256 or sha256_file(path), path.stat().st_size
     assert ref.url is not None
     if ref.kind == "hls":
         fetched = fetch_hls(ref.url, scratch / "source.ts", _hls_limits(settings))

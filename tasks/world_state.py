@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pyarrow.parquet as pq
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
@@ -21,11 +20,18 @@ from prefect.cache_policies import NONE
 from storage.artifacts import write_rows
 from tasks.context import RunContext
 from tasks.detections import Detections, detections_from_table, track_numbers
-from tasks.geometry import ZoneSpec, box_centres, box_gap, points_in_polygon
+from tasks.geometry import ZoneSpec, points_in_polygon
+from tasks.trajectories import (
+    FramePick,
+    Track,
+    dwell_runs,
+    near_times,
+    split_tracks,
+    stretches,
+    true_runs,
+    zone_membership,
+)
 from ves.ids import new_id
-
-Box = tuple[float, float, float, float]
-FramePick = tuple[int, float, Box | None]  # sample index, time, box to draw (None: whole frame)
 
 
 @dataclass(frozen=True)
@@ -66,51 +72,6 @@ class WorldState:
     relations: list[dict[str, Any]] = field(default_factory=list)
     refresh_markers: list[dict[str, Any]] = field(default_factory=list)
     spans: list[SpanPlan] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Track:
-    """The rows of one track, in time order."""
-
-    t: npt.NDArray[np.float32]
-    boxes: npt.NDArray[np.float32]
-    scores: npt.NDArray[np.float32]
-    samples: npt.NDArray[np.int64]
-    class_name: str
-    track_id: int = -1
-
-    @property
-    def centres(self) -> npt.NDArray[np.float32]:
-        return box_centres(self.boxes)
-
-    def pick(self, i: int) -> FramePick:
-        box = self.boxes[i]
-        return (
-            int(self.samples[i]),
-            float(self.t[i]),
-            (float(box[0]), float(box[1]), float(box[2]), float(box[3])),
-        )
-
-
-def split_tracks(tracks: Detections) -> list[Track]:
-    """One ``Track`` per track id, ordered by first appearance."""
-    result = []
-    for track_id in np.unique(tracks.track_ids):
-        rows = tracks.select(tracks.track_ids == track_id)
-        order = np.argsort(rows.t_s, kind="stable")
-        classes = rows.class_ids[order]
-        majority = int(np.bincount(classes).argmax())
-        result.append(
-            Track(
-                rows.t_s[order],
-                rows.boxes[order],
-                rows.scores[order],
-                rows.frame_index[order],
-                rows.class_names[majority],
-                int(track_id),
-            )
-        )
-    return sorted(result, key=lambda tr: float(tr.t[0]))
 
 
 # Events at the same instant read in causal order: an object appears, leaves one zone, enters
@@ -189,37 +150,6 @@ def _object_notes(track: Track, conf: float, cfg: WorldConfig) -> tuple[str, ...
     return tuple(notes)
 
 
-def _zone_membership(track: Track, zone: ZoneSpec) -> npt.NDArray[np.bool_]:
-    """Inside-or-not per row, smoothed over 3 rows so a jittery box does not flicker."""
-    inside = points_in_polygon(track.centres, zone.polygon).astype(np.int8)
-    if len(inside) < 3:
-        return inside.astype(bool)
-    padded = np.concatenate([inside[:1], inside, inside[-1:]])
-    smoothed: npt.NDArray[np.bool_] = (padded[:-2] + padded[1:-1] + padded[2:]) >= 2
-    return smoothed
-
-
-def _intervals(mask: npt.NDArray[np.bool_]) -> list[tuple[int, int]]:
-    """Runs of True as (first row, last row)."""
-    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
-    return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1, strict=True))
-
-
-def dwell_runs(track: Track, radius: float, min_s: float) -> list[tuple[int, int]]:
-    """Maximal runs of rows whose centres stay within ``radius`` of the run's first centre."""
-    centres, runs, start = track.centres, [], 0
-    while start < len(centres):
-        end = start
-        while end + 1 < len(centres) and np.hypot(*(centres[end + 1] - centres[start])) <= radius:
-            end += 1
-        if float(track.t[end] - track.t[start]) >= min_s:
-            runs.append((start, end))
-            start = end + 1
-        else:
-            start += 1
-    return runs
-
-
 def _add_object(b: _Builder, track: Track) -> str:
     object_id = b.object_ids.get(track.track_id) or new_id("obj")
     conf = float(np.mean(track.scores))
@@ -227,7 +157,7 @@ def _add_object(b: _Builder, track: Track) -> str:
     mid = len(track.t) // 2
     notes = _object_notes(track, conf, b.cfg)
     evidence_id = evidence_id_for(object_id)
-    zones = [z.name for z in b.cfg.zones if _zone_membership(track, z).any()]
+    zones = [z.name for z in b.cfg.zones if zone_membership(track, z).any()]
     b.world.objects.append(
         {
             "object_id": object_id,
@@ -252,7 +182,7 @@ def _add_object(b: _Builder, track: Track) -> str:
 def _add_zone_events(b: _Builder, track: Track, object_id: str) -> None:
     conf = float(np.mean(track.scores))
     for zone in b.cfg.zones:
-        for first, last in _intervals(_zone_membership(track, zone)):
+        for first, last in true_runs(zone_membership(track, zone)):
             b.event(
                 "enter_zone",
                 float(track.t[first]),
@@ -303,7 +233,7 @@ def _add_near(b: _Builder, tracks: list[Track], ids: list[str]) -> None:
     max_gap = 1.5 * b.cfg.sample_step_s
     for i, a in enumerate(tracks):
         for j in range(i + 1, len(tracks)):
-            for start, end in _stretches(_near_times(a, tracks[j], b.cfg.near_gap), max_gap):
+            for start, end in stretches(near_times(a, tracks[j], b.cfg.near_gap), max_gap):
                 if end - start >= b.cfg.near_min_s:
                     b.world.relations.append(
                         {
@@ -314,24 +244,6 @@ def _add_near(b: _Builder, tracks: list[Track], ids: list[str]) -> None:
                             "end_s": end,
                         }
                     )
-
-
-def _stretches(times: list[float], max_gap: float) -> list[tuple[float, float]]:
-    """Consecutive times split where two neighbours are more than ``max_gap`` apart."""
-    stretches: list[tuple[float, float]] = []
-    for t in times:
-        if stretches and t - stretches[-1][1] <= max_gap:
-            stretches[-1] = (stretches[-1][0], t)
-        else:
-            stretches.append((t, t))
-    return stretches
-
-
-def _near_times(a: Track, b: Track, gap: float) -> list[float]:
-    _, ia, ib = np.intersect1d(a.samples, b.samples, return_indices=True)
-    return [
-        float(a.t[x]) for x, y in zip(ia, ib, strict=True) if box_gap(a.boxes[x], b.boxes[y]) <= gap
-    ]
 
 
 def _add_refreshes(b: _Builder, frames: Sequence[dict[str, Any]]) -> None:

@@ -1,7 +1,9 @@
 """Operations 4, 5, 6 and 8: a video's artifacts, read with DuckDB from its newest succeeded run.
 
-Before any run succeeded they answer 409 ``not_ready`` with the video's state. Thumbnails need
-the same Bearer key as everything else and are served only from a run of the caller's video.
+Before any run succeeded they answer 409 ``not_ready`` with the video's state. The routes are
+plain functions: FastAPI runs them in its threadpool, where catalog and DuckDB reads belong.
+Thumbnails need the same Bearer key as everything else and are served only from a run of the
+caller's video.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, JSONResponse
-from starlette.concurrency import run_in_threadpool
 
 from api.deps import ReaderDep, RunsDep, TenantDep, VideosDep
 from api.problems import problem_responses
@@ -44,10 +45,6 @@ def _newest_run(videos: VideoStore, runs: RunStore, tenant_id: str, video_id: st
     return run
 
 
-async def _run_of(videos: VideoStore, runs: RunStore, tenant_id: str, video_id: str) -> Run:
-    return await run_in_threadpool(_newest_run, videos, runs, tenant_id, video_id)
-
-
 def _scene_graph(reader: ReaderDep, run: Run) -> dict[str, Any]:
     path = Path(run.artifacts_path or "")
     objects = reader.rows(path, "objects", order_by="first_seen_s")
@@ -72,11 +69,10 @@ def _scene_graph(reader: ReaderDep, run: Run) -> dict[str, Any]:
     response_model=SceneGraph,
     response_model_by_alias=True,
 )
-async def scene_graph(
+def scene_graph(
     video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
 ) -> dict[str, Any]:
-    run = await _run_of(videos, runs, tenant.tenant_id, video_id)
-    return await run_in_threadpool(_scene_graph, reader, run)
+    return _scene_graph(reader, _newest_run(videos, runs, tenant.tenant_id, video_id))
 
 
 def _timeline(reader: ReaderDep, run: Run) -> dict[str, Any]:
@@ -118,11 +114,10 @@ def _timeline(reader: ReaderDep, run: Run) -> dict[str, Any]:
     responses=_ARTIFACT_ERRORS,
     response_model=Timeline,
 )
-async def timeline(
+def timeline(
     video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
 ) -> dict[str, Any]:
-    run = await _run_of(videos, runs, tenant.tenant_id, video_id)
-    return await run_in_threadpool(_timeline, reader, run)
+    return _timeline(reader, _newest_run(videos, runs, tenant.tenant_id, video_id))
 
 
 def _evidence(reader: ReaderDep, run: Run) -> dict[str, Any]:
@@ -139,11 +134,10 @@ def _evidence(reader: ReaderDep, run: Run) -> dict[str, Any]:
     responses=_ARTIFACT_ERRORS,
     response_model=EvidenceView,
 )
-async def evidence_view(
+def evidence_view(
     video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
 ) -> dict[str, Any]:
-    run = await _run_of(videos, runs, tenant.tenant_id, video_id)
-    return await run_in_threadpool(_evidence, reader, run)
+    return _evidence(reader, _newest_run(videos, runs, tenant.tenant_id, video_id))
 
 
 @router.get(
@@ -153,10 +147,10 @@ async def evidence_view(
     "retention and cost of the newest succeeded run.",
     responses=_ARTIFACT_ERRORS,
 )
-async def cost(
+def cost(
     video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
 ) -> JSONResponse:
-    run = await _run_of(videos, runs, tenant.tenant_id, video_id)
+    run = _newest_run(videos, runs, tenant.tenant_id, video_id)
     return JSONResponse(reader.document(Path(run.artifacts_path or ""), COST))
 
 
@@ -167,11 +161,11 @@ async def cost(
     responses={200: {"content": {"image/jpeg": {}}}, **problem_responses(401, 404)},
     response_class=FileResponse,
 )
-async def thumbnail(
+def thumbnail(
     video_id: str, run_id: str, name: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep
 ) -> FileResponse:
-    await run_in_threadpool(videos.get, tenant.tenant_id, video_id)
-    run = await run_in_threadpool(runs.get, run_id)
+    videos.get(tenant.tenant_id, video_id)  # 404 unless the caller owns the video
+    run = runs.get(run_id)
     path = Path(run.artifacts_path or "/nonexistent") / THUMBS / name
     if run.video_id != video_id or not _THUMB_NAME.match(name) or not path.is_file():
         raise NotFound(f"no thumbnail {name}")

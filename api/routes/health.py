@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
@@ -31,9 +32,9 @@ def readyz(catalog: CatalogDep, settings: SettingsDep) -> JSONResponse:
     return JSONResponse(body, status_code=200 if ready else 503)
 
 
-def _check_catalog(ping: object) -> str:
+def _check_catalog(ping: Callable[[], None]) -> str:
     try:
-        ping()  # type: ignore[operator]
+        ping()
     except sqlite3.Error as exc:
         return f"error: {exc}"
     return "ok"
