@@ -58,16 +58,18 @@ def _run_stages(ctx: RunContext) -> dict[str, Any]:
     clock = _Stopwatch()
     source = clock.run("decode", lambda: decode_task(ctx))
     sampled = clock.run("sample", lambda: sample_task(ctx, source))
-    clock.run("detect", lambda: detect_task(ctx, sampled))
-    clock.run("track", lambda: track_task(ctx))
+    detected = clock.run("detect", lambda: detect_task(ctx, sampled))
+    clock.run("track", lambda: track_task(ctx, detected.physical))
     spans = clock.run("world_state", lambda: world_state_task(ctx))
     clock.run("timeline", lambda: timeline_task(ctx))
-    clock.run("evidence", lambda: evidence_task(ctx, spans, source, sampled))
+    notes = detected.notes()
+    clock.run("evidence", lambda: evidence_task(ctx, spans, source, sampled, notes))
     inputs = CostInputs(
         video_id=ctx.video_id,
         run_id=ctx.run_id,
-        detector_mode=ctx.detector_mode,
-        fallback_reason=None,
+        detector_mode=detected.mode,
+        fallback_reason=detected.fallback_reason,
+        detectors=detected.detectors,
         duration_s=sampled.duration_s,
         processed_s=sampled.processed_s,
         stages=clock.stages,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _BOX = pa.list_(pa.float32(), 4)
 _IDS = pa.list_(pa.string())
@@ -21,6 +21,7 @@ FRAMES = pa.schema(
         pa.field("scene_score", pa.float32(), nullable=False),
         pa.field("refresh", pa.bool_(), nullable=False),
         pa.field("refresh_reason", pa.string()),  # "start" | "scene_change" where refresh
+        pa.field("text_look", pa.bool_(), nullable=False),  # a full-size frame was kept for OCR
     ],
     metadata={"doc": "Every sampled frame: when, how much it differs from the one before."},
 )
@@ -34,6 +35,7 @@ DETECTIONS = pa.schema(
         pa.field("class", pa.string(), nullable=False),
         pa.field("detector", pa.string(), nullable=False),
         pa.field("track_id", pa.string()),  # null until tracked; "obj_..." afterwards
+        pa.field("text", pa.string()),  # what was read (detector "ocr", class "text"), else null
     ],
     metadata={"doc": "Every box every detector found, with the track it was assigned to."},
 )

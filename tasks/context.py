@@ -6,6 +6,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from storage.artifacts import RunLayout
 from storage.catalog import Catalog
@@ -70,7 +71,16 @@ class RunContext:
 
     @property
     def detector_mode(self) -> str:
-        return self.options.detector or "motion"
+        """The detector mode asked for (what ran, after any fallback, is in ``cost.json``)."""
+        return self.options.detector or self.settings.detector
+
+    @property
+    def yolo_model(self) -> Path | None:
+        """The YOLO model of the run: the one execute named (in the models folder), else the
+        service's."""
+        if self.options.yolo_model:
+            return self.settings.models_root / self.options.yolo_model
+        return self.settings.yolo_model
 
     def report(self, stage: str, fraction: float = 0.0) -> None:
         """Record that ``stage`` is ``fraction`` done (shown as the run's stage and progress)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -31,6 +31,7 @@ class CostInputs:
     retention_days: int
     price_per_video_minute: float
     truncated: bool = False
+    detectors: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def build_cost(inputs: CostInputs) -> dict[str, Any]:
@@ -42,6 +43,7 @@ def build_cost(inputs: CostInputs) -> dict[str, Any]:
         "run_id": inputs.run_id,
         "detector_mode": inputs.detector_mode,
         "fallback": {"used": inputs.fallback_reason is not None, "reason": inputs.fallback_reason},
+        "detectors": inputs.detectors,
         "duration_s": round(inputs.duration_s, 3),
         "processed_s": round(inputs.processed_s, 3),
         "truncated": inputs.truncated,

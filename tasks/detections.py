@@ -16,8 +16,22 @@ import pyarrow as pa
 
 from storage.schemas import DETECTIONS
 
+TEXT_CLASS = "text"  # the class of text read in the video (detector "ocr")
+
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
+TextArray = npt.NDArray[np.object_]
+
+
+def _texts(values: object, n: int) -> TextArray:
+    if values is None or (isinstance(values, np.ndarray | list | tuple) and len(values) == 0):
+        return np.full(n, None, dtype=object)
+    array = np.empty(n, dtype=object)
+    items = list(values)  # type: ignore[call-overload]
+    if len(items) != n:
+        raise ValueError(f"texts must have {n} entries, got {len(items)}")
+    array[:] = items
+    return array
 
 
 def _column(values: object, dtype: type[np.generic], n: int, name: str) -> npt.NDArray[np.generic]:
@@ -39,6 +53,7 @@ class Detections:
         t_s: ``(N,) float32`` time of the frame in the video, seconds.
         track_ids: ``(N,) int64``, -1 until tracking assigns one.
         class_names: names of the class ids (shared by every row).
+        texts: ``(N,) object``, the text read in the box (class ``text``), else None.
     """
 
     boxes: FloatArray
@@ -48,6 +63,7 @@ class Detections:
     t_s: FloatArray
     track_ids: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     class_names: tuple[str, ...] = ("motion",)
+    texts: TextArray = field(default_factory=lambda: np.zeros(0, dtype=object))
 
     def __post_init__(self) -> None:
         boxes = np.asarray(self.boxes, dtype=np.float32).reshape(-1, 4)
@@ -61,6 +77,7 @@ class Detections:
         object.__setattr__(self, "t_s", _column(self.t_s, np.float32, n, "t_s"))
         tracks = self.track_ids if len(self.track_ids) else np.full(n, -1, dtype=np.int64)
         object.__setattr__(self, "track_ids", _column(tracks, np.int64, n, "track_ids"))
+        object.__setattr__(self, "texts", _texts(self.texts, n))
 
     def __len__(self) -> int:
         return len(self.boxes)
@@ -87,6 +104,7 @@ class Detections:
             t_s=np.concatenate([p.t_s for p in parts]),
             track_ids=np.concatenate([p.track_ids for p in parts]),
             class_names=names,
+            texts=np.concatenate([p.texts for p in parts]),
         )
 
     def select(self, mask: npt.NDArray[np.bool_] | IntArray) -> Detections:
@@ -99,6 +117,7 @@ class Detections:
             self.t_s[mask],
             self.track_ids[mask],
             self.class_names,
+            self.texts[mask],
         )
 
     def with_track_ids(self, track_ids: IntArray) -> Detections:
@@ -111,6 +130,7 @@ class Detections:
             self.t_s,
             np.asarray(track_ids, dtype=np.int64),
             self.class_names,
+            self.texts,
         )
 
     def class_of(self, row: int) -> str:
@@ -132,6 +152,7 @@ def detections_to_table(
             "class": pa.array([dets.class_names[int(c)] for c in dets.class_ids], pa.string()),
             "detector": pa.array([detector] * len(dets), pa.string()),
             "track_id": pa.array([ids.get(int(t)) for t in dets.track_ids], pa.string()),
+            "text": pa.array(dets.texts.tolist(), pa.string()),
         },
         schema=DETECTIONS,
     )
@@ -159,4 +180,5 @@ def detections_from_table(table: pa.Table) -> Detections:
         t_s=table.column("t_s").to_numpy().astype(np.float32),
         track_ids=np.asarray([numbers.get(n, -1) if n else -1 for n in track_names], np.int64),
         class_names=names,
+        texts=table.column("text").to_pylist(),
     )

@@ -106,9 +106,13 @@ def build_evidence(
 
 @task(name="evidence", cache_policy=NONE)
 def evidence_task(
-    ctx: RunContext, spans: list[SpanPlan], source: SourceInfo, sampled: SampledFrames
+    ctx: RunContext,
+    spans: list[SpanPlan],
+    source: SourceInfo,
+    sampled: SampledFrames,
+    run_notes: tuple[str, ...] = (),
 ) -> int:
-    """Draw, hash and write the evidence spans; returns how many."""
+    """Draw, hash and write the evidence spans (each with the run's notes); returns how many."""
     ctx.report("evidence")
     table = build_evidence(
         spans,
@@ -117,6 +121,7 @@ def evidence_task(
         source_sha256=source.sha256,
         video_id=ctx.video_id,
         run_id=ctx.run_id,
+        run_notes=run_notes,
     )
     write_table(ctx.layout.out_dir, "evidence", table)
     return int(table.num_rows)

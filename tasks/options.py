@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tasks.geometry import ZoneSpec, default_zones
-
-DETECTOR_MODES = ("motion",)
+from ves.settings import DETECTOR_MODES, check_detector_mode
 
 
 class ZoneOption(BaseModel):
@@ -40,7 +41,23 @@ class RunOptions(BaseModel):
 
     sample_fps: float | None = Field(None, gt=0, le=30, description="Frames analysed per second.")
     detector: str | None = Field(
-        None, description="Detector mode; `motion` (the default) finds whatever moves."
+        None,
+        description=(
+            "Detector mode: `motion` finds whatever moves; `+ocr` also reads the text in the "
+            "video; `yolo` names objects with a YOLO ONNX model (motion still decides where it "
+            f"looks). One of {', '.join(DETECTOR_MODES)}; default: the service's "
+            "`VES_DETECTOR` (`motion+ocr`)."
+        ),
+        examples=["motion+ocr"],
+    )
+    yolo_model: str | None = Field(
+        None,
+        max_length=200,
+        description=(
+            "For `yolo` modes: an ONNX model file inside the service's models folder "
+            "(`VES_MODELS_DIR`), as a relative path; default: the service's `VES_YOLO_MODEL`."
+        ),
+        examples=["yolov8n.onnx"],
     )
     max_duration_s: float | None = Field(
         None, gt=0, description="Process at most this many seconds from the start."
@@ -52,8 +69,16 @@ class RunOptions(BaseModel):
     @field_validator("detector")
     @classmethod
     def _known_detector(cls, value: str | None) -> str | None:
-        if value is not None and value not in DETECTOR_MODES:
-            raise ValueError(f"detector must be one of {', '.join(DETECTOR_MODES)}")
+        return None if value is None else check_detector_mode(value)
+
+    @field_validator("yolo_model")
+    @classmethod
+    def _inside_models_dir(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        path = PurePosixPath(value)
+        if path.is_absolute() or ".." in path.parts or "\\" in value or not path.parts:
+            raise ValueError("yolo_model must be a relative path inside the models folder")
         return value
 
     @field_validator("zones")

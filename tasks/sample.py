@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +27,12 @@ from prefect.cache_policies import NONE
 from storage.artifacts import write_rows
 from tasks.context import RunContext
 from tasks.decode import SourceInfo, open_video
+from tasks.detectors.base import TEXT_DIR, read_rgb
+from tasks.text_looks import LookConfig, LookPlanner, glance_of
 from ves.errors import SourceInvalid, SourceTruncated
 
 FRAMES_DIR = "frames"
+GLANCES = "glances.u8"  # every sampled frame's glance, one after the other (see text_looks)
 _TINY_WIDTH = 64  # scene scores are computed on a frame about this wide
 _SKIP_NONREF_RATIO = 3
 _HIST_BINS = 16
@@ -42,6 +45,8 @@ class SampleConfig:
     analysis_width: int
     thumbnail_width: int
     scene_cut_threshold: float
+    text_width: int = 0  # width of the frames kept for reading text; 0: keep none
+    looks: LookConfig = field(default_factory=LookConfig)
 
 
 @dataclass(frozen=True)
@@ -57,20 +62,27 @@ class SampledFrames:
     processed_s: float
     truncated_at_bound: bool
     rows: tuple[dict[str, Any], ...]
+    glance_shape: tuple[int, int] = (0, 0)
 
     def thumbnail_path(self, sample_index: int) -> Path:
         """The JPEG of a sampled frame (thumbnail size)."""
         return Path(self.frames_dir) / f"{sample_index:07d}.jpg"
 
+    @property
+    def analysis_size(self) -> tuple[int, int]:
+        return self.analysis_width, self.analysis_height
+
     def analysis_frame(self, sample_index: int) -> npt.NDArray[np.uint8]:
         """A sampled frame as ``(H, W, 3)`` RGB at the analysis size."""
-        size = (self.analysis_width, self.analysis_height)
-        with Image.open(self.thumbnail_path(sample_index)) as image:
-            image.draft("RGB", size)  # let the JPEG decoder downscale by 2, 4 or 8 for free
-            picture = image.convert("RGB")
-            if picture.size != size:
-                picture = picture.resize(size, Image.Resampling.BILINEAR)
-        return np.asarray(picture, dtype=np.uint8)
+        return read_rgb(self.thumbnail_path(sample_index), self.analysis_size)
+
+    def glances(self) -> npt.NDArray[np.uint8]:
+        """Every sampled frame's glance, ``(count, h, w)`` grey, mapped from disk (not loaded)."""
+        path = Path(self.frames_dir) / GLANCES
+        if not self.count or not path.exists():
+            return np.zeros((0, *self.glance_shape), dtype=np.uint8)
+        shape = (self.count, *self.glance_shape)
+        return np.memmap(path, dtype=np.uint8, mode="r", shape=shape)
 
 
 def _even(value: float) -> int:
@@ -107,9 +119,17 @@ class _Sampler:
         self.analysis_size = scaled_size(source.width, source.height, cfg.analysis_width)
         self.thumb_size = scaled_size(source.width, source.height, cfg.thumbnail_width)
         self.tiny_step = max(1, self.thumb_size[0] // _TINY_WIDTH)
+        self.text_size = scaled_size(source.width, source.height, cfg.text_width)
         self.next_t = 0.0
         self.previous: npt.NDArray[np.uint8] | None = None
         self.rows: list[dict[str, Any]] = []
+        self.planner = LookPlanner(cfg.looks)
+        self.glance_shape = (0, 0)
+        (frames / TEXT_DIR).mkdir(exist_ok=True)
+        self.glance_file = (frames / GLANCES).open("wb")
+
+    def close(self) -> None:
+        self.glance_file.close()
 
     def wants(self, t: float) -> bool:
         return t + 1e-6 >= self.next_t
@@ -125,6 +145,7 @@ class _Sampler:
         score = scene_score(self.previous, tiny)
         refresh = index == 0 or score >= self.cfg.scene_cut_threshold
         reason = "start" if index == 0 else ("scene_change" if refresh else None)
+        look = self._glance(frame, np.asarray(rgb, dtype=np.uint8), t, refresh, index)
         self.rows.append(
             {
                 "sample_index": index,
@@ -132,11 +153,27 @@ class _Sampler:
                 "scene_score": score,
                 "refresh": refresh,
                 "refresh_reason": reason,
+                "text_look": look,
             }
         )
         self.previous = tiny
         step = 1.0 / self.cfg.sample_fps
         self.next_t = max(self.next_t + step, t + step / 2)
+
+    def _glance(
+        self, frame: av.VideoFrame, rgb: npt.NDArray[np.uint8], t: float, refresh: bool, index: int
+    ) -> bool:
+        """Record the frame's glance; keep it at full size if text should be read on it."""
+        glance = glance_of(rgb)
+        self.glance_shape = (int(glance.shape[0]), int(glance.shape[1]))
+        self.glance_file.write(glance.tobytes())
+        if not self.cfg.text_width or not self.planner.wants(t, glance, refresh):
+            return False
+        width, height = self.text_size
+        full = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
+        path = self.frames_dir / TEXT_DIR / f"{index:07d}.jpg"
+        Image.fromarray(full.to_ndarray()).save(path, format="JPEG", quality=92)
+        return True
 
 
 def _frame_time(frame: av.VideoFrame, start: float, decoded: int, fps: float) -> float:
@@ -152,8 +189,6 @@ def sample_video(
     """Decode ``source`` once and keep the sampled frames (the pure core of the stage)."""
     frames_dir = scratch / FRAMES_DIR
     frames_dir.mkdir(parents=True, exist_ok=True)
-    horizon = min(cfg.max_duration_s, source.duration_s or math.inf)
-    decoded, last_t, truncated = 0, 0.0, False
     with open_video(Path(source.path)) as container:
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
@@ -162,21 +197,38 @@ def sample_video(
             # a third of the frame rate or less, the reference frames are dense enough to sample
             # from, and skipping the rest saves about a third of the decoding.
             stream.codec_context.skip_frame = "NONREF"
-        base = stream.time_base
-        start = float(stream.start_time * base) if stream.start_time and base else 0.0
         sampler = _Sampler(cfg, source, frames_dir)
-        for frame in container.decode(stream):
-            t = _frame_time(frame, start, decoded, source.fps)
-            if t >= cfg.max_duration_s - 1e-6:  # the bound is exclusive: [0, max)
-                truncated = True
-                break
-            decoded, last_t = decoded + 1, max(last_t, t)
-            if sampler.wants(t):
-                sampler.keep(frame, t)
-                if len(sampler.rows) % 25 == 0 and math.isfinite(horizon):
-                    on_progress(min(1.0, t / horizon))
+        try:
+            decoded, last_t, truncated = _decode(container, stream, source, sampler, on_progress)
+        finally:
+            sampler.close()
     _check_complete(source, decoded, last_t, truncated)
     return _result(source, sampler, scratch, decoded, last_t, truncated)
+
+
+def _decode(
+    container: av.container.InputContainer,
+    stream: av.VideoStream,
+    source: SourceInfo,
+    sampler: _Sampler,
+    on_progress: Callable[[float], None],
+) -> tuple[int, float, bool]:
+    """Decode the stream, handing the sampled frames to ``sampler``: (decoded, last t, bounded)."""
+    cfg = sampler.cfg
+    horizon = min(cfg.max_duration_s, source.duration_s or math.inf)
+    base = stream.time_base
+    start = float(stream.start_time * base) if stream.start_time and base else 0.0
+    decoded, last_t = 0, 0.0
+    for frame in container.decode(stream):
+        t = _frame_time(frame, start, decoded, source.fps)
+        if t >= cfg.max_duration_s - 1e-6:  # the bound is exclusive: [0, max)
+            return decoded, last_t, True
+        decoded, last_t = decoded + 1, max(last_t, t)
+        if sampler.wants(t):
+            sampler.keep(frame, t)
+            if len(sampler.rows) % 25 == 0 and math.isfinite(horizon):
+                on_progress(min(1.0, t / horizon))
+    return decoded, last_t, False
 
 
 def _check_complete(source: SourceInfo, decoded: int, last_t: float, bounded: bool) -> None:
@@ -211,6 +263,7 @@ def _result(
         processed_s=processed,
         truncated_at_bound=bounded,
         rows=tuple(sampler.rows),
+        glance_shape=sampler.glance_shape,
     )
 
 
@@ -219,21 +272,26 @@ def sample_task(ctx: RunContext, source: SourceInfo) -> SampledFrames:
     """Sample the video; writes ``frames.parquet``; returns where the sampled frames are."""
     ctx.report("sample")
     settings = ctx.settings
+    reads_text = "ocr" in ctx.detector_mode.split("+")
     cfg = SampleConfig(
         ctx.sample_fps,
         ctx.max_duration_s,
         settings.analysis_width,
         settings.thumbnail_width,
         settings.scene_cut_threshold,
+        text_width=settings.ocr_width if reads_text else 0,
+        looks=LookConfig(settings.ocr_looks_per_minute, settings.ocr_min_gap_s),
     )
     result = sample_video(source, cfg, ctx.layout.scratch_dir, lambda f: ctx.report("sample", f))
     write_rows(ctx.layout.out_dir, "frames", list(result.rows))
     refreshes = sum(1 for r in result.rows if r["refresh_reason"] == "scene_change")
+    looks = sum(1 for r in result.rows if r["text_look"])
     get_run_logger().info(
-        "decoded %d frames, sampled %d (%.1f s processed), %d scene changes",
+        "decoded %d frames, sampled %d (%.1f s processed), %d scene changes, %d kept for text",
         result.decoded,
         result.count,
         result.processed_s,
         refreshes,
+        looks,
     )
     return dataclasses.replace(result, rows=())

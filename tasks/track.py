@@ -47,6 +47,8 @@ from enum import Flag, auto
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
@@ -380,14 +382,65 @@ def track_detections(
     return dets.select(kept).with_track_ids(_number_by_appearance(ids[ids >= 0]))
 
 
+def explained_by_text(tracks: Detections, texts: Detections, cover: float = 0.7) -> IntArray:
+    """Motion track numbers that are text appearing, not a thing moving.
+
+    A sign put up or a caption shown is change, so motion finds it; when the OCR read text in the
+    motion box on at least ``cover`` of the track's frames (the text box mostly inside the motion
+    box, which is at most a few times larger), the text object tells the story and the motion
+    track would only count the sign twice.
+    """
+    if not len(texts) or not len(tracks):
+        return np.zeros(0, dtype=np.int64)
+    explained = []
+    for number in np.unique(tracks.track_ids):
+        rows = tracks.select(tracks.track_ids == number)
+        hits = 0
+        for box, frame in zip(rows.boxes, rows.frame_index, strict=True):
+            same = texts.boxes[texts.frame_index == frame]
+            hits += bool(_text_inside(box, same).any())
+        if hits >= cover * len(rows):
+            explained.append(int(number))
+    return np.asarray(explained, dtype=np.int64)
+
+
+def _text_inside(box: npt.NDArray[np.float32], texts: npt.NDArray[np.float32]) -> BoolArray:
+    if not len(texts):
+        return np.zeros(0, dtype=bool)
+    ix = np.clip(np.minimum(box[2], texts[:, 2]) - np.maximum(box[0], texts[:, 0]), 0, None)
+    iy = np.clip(np.minimum(box[3], texts[:, 3]) - np.maximum(box[1], texts[:, 1]), 0, None)
+    text_area = (texts[:, 2] - texts[:, 0]) * (texts[:, 3] - texts[:, 1])
+    box_area = float((box[2] - box[0]) * (box[3] - box[1]))
+    inside = ix * iy >= 0.6 * text_area
+    return np.asarray(inside & (box_area <= 6.0 * text_area), dtype=bool)
+
+
+def track_table(table: pa.Table, physical: str) -> tuple[pa.Table, int]:
+    """``tracks.parquet`` from ``detections.parquet`` (the pure core of the stage).
+
+    The ``physical`` detector's rows are tracked; text rows come tracked by the OCR and are kept
+    as they are; motion tracks that are only text appearing are dropped.
+    """
+    by = table.column("detector")
+    dets = detections_from_table(table.filter(pc.equal(by, physical)))
+    text_rows = table.filter(pc.equal(by, "ocr"))
+    tracks = track_detections(dets, TrackerConfig())
+    if physical == "motion" and text_rows.num_rows:
+        drop = explained_by_text(tracks, detections_from_table(text_rows))
+        tracks = tracks.select(~np.isin(tracks.track_ids, drop))
+    object_ids = {int(t): new_id("obj") for t in np.unique(tracks.track_ids)}
+    tracked = detections_to_table(tracks, physical, object_ids)
+    texts = len(set(text_rows.column("track_id").to_pylist()))
+    return pa.concat_tables([tracked, text_rows]), len(object_ids) + texts
+
+
 @task(name="track", cache_policy=NONE)
-def track_task(ctx: RunContext) -> int:
+def track_task(ctx: RunContext, physical: str) -> int:
     """Track the detections; writes ``tracks.parquet`` with object ids; returns the track count."""
     ctx.report("track")
     out = ctx.layout.out_dir
-    dets = detections_from_table(pq.read_table(out / "detections.parquet"))
-    tracks = track_detections(dets, TrackerConfig())
-    object_ids = {int(t): new_id("obj") for t in np.unique(tracks.track_ids)}
-    write_table(out, "tracks", detections_to_table(tracks, "motion", object_ids))
-    get_run_logger().info("%d tracks from %d boxes", len(object_ids), len(dets))
-    return len(object_ids)
+    table = pq.read_table(out / "detections.parquet")
+    tracks, count = track_table(table, physical)
+    write_table(out, "tracks", tracks)
+    get_run_logger().info("%d tracks from %d boxes", count, table.num_rows)
+    return count

@@ -25,6 +25,7 @@ class Track:
     samples: npt.NDArray[np.int64]
     class_name: str
     track_id: int = -1
+    text: str | None = None  # what was read, for tracks of class "text"
 
     @property
     def centres(self) -> npt.NDArray[np.float32]:
@@ -47,6 +48,7 @@ def split_tracks(tracks: Detections) -> list[Track]:
         order = np.argsort(rows.t_s, kind="stable")
         classes = rows.class_ids[order]
         majority = int(np.bincount(classes).argmax())
+        texts = [t for t in rows.texts if t]
         result.append(
             Track(
                 rows.t_s[order],
@@ -55,6 +57,7 @@ def split_tracks(tracks: Detections) -> list[Track]:
                 rows.frame_index[order],
                 rows.class_names[majority],
                 int(track_id),
+                max(set(texts), key=texts.count) if texts else None,
             )
         )
     return sorted(result, key=lambda tr: float(tr.t[0]))

@@ -19,7 +19,7 @@ from prefect.cache_policies import NONE
 
 from storage.artifacts import write_rows
 from tasks.context import RunContext
-from tasks.detections import Detections, detections_from_table, track_numbers
+from tasks.detections import TEXT_CLASS, Detections, detections_from_table, track_numbers
 from tasks.geometry import ZoneSpec, points_in_polygon
 from tasks.trajectories import (
     FramePick,
@@ -179,6 +179,37 @@ def _add_object(b: _Builder, track: Track) -> str:
     return object_id
 
 
+def _add_text(b: _Builder, track: Track) -> str:
+    """A text read in the video: an object of class ``text`` and one ``text_seen`` event that
+    lasts while it stays (``end_s``), each backed by its span."""
+    object_id = b.object_ids.get(track.track_id) or new_id("obj")
+    conf = float(np.mean(track.scores))
+    first, last = float(track.t[0]), float(track.t[-1])
+    zones = [z.name for z in b.cfg.zones if zone_membership(track, z).any()]
+    evidence_id = evidence_id_for(object_id)
+    b.world.objects.append(
+        {
+            "object_id": object_id,
+            "class": TEXT_CLASS,
+            "confidence": conf,
+            "first_seen_s": first,
+            "last_seen_s": last,
+            "zones": [b.zone_ids[z] for z in zones],
+            "attributes": json.dumps(
+                {"text": track.text, "zone_names": zones, "samples": len(track.t)}
+            ),
+            "evidence_ids": [evidence_id],
+            "detections": len(track.t),
+        }
+    )
+    end = len(track.t) - 1
+    picks = tuple(dict.fromkeys([track.pick(0), track.pick(end)]))
+    notes = (f"low OCR confidence ({conf:.2f}): check the text",) if conf < 0.8 else ()
+    b.world.spans.append(SpanPlan(evidence_id, first, last, object_id, None, conf, picks, notes))
+    b.event("text_seen", first, conf, picks, object_id=object_id, end_s=last, notes=notes)
+    return object_id
+
+
 def _add_zone_events(b: _Builder, track: Track, object_id: str) -> None:
     conf = float(np.mean(track.scores))
     for zone in b.cfg.zones:
@@ -282,13 +313,17 @@ def build_world_state(
         for z in cfg.zones
     ]
     split = split_tracks(tracks)
-    ids = []
+    physical, ids = [], []
     for track in split:
+        if track.class_name == TEXT_CLASS:
+            _add_text(b, track)
+            continue
         object_id = _add_object(b, track)
         _add_zone_events(b, track, object_id)
         _add_dwells(b, track, object_id)
+        physical.append(track)
         ids.append(object_id)
-    _add_near(b, split, ids)
+    _add_near(b, physical, ids)
     _add_refreshes(b, frames)
     b.world.events.sort(key=event_order)
     return b.world

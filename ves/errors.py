@@ -23,7 +23,9 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
         │                                                     recorded as the run's error code)
         ├── SourceInvalid          422 source_invalid       (not a video, a still, corrupt)
         ├── SourceTruncated        422 source_truncated     (decoding stops before the end)
-        └── LimitExceeded          422 limit_exceeded       (longer, larger or bigger than allowed)
+        ├── LimitExceeded          422 limit_exceeded       (longer, larger or bigger than allowed)
+        └── DetectorUnavailable    422 detector_unavailable (a model cannot load or run; the run
+                                                             falls back to motion and says so)
 
 Third-party errors (PyAV, onnxruntime, HTTP clients) are translated into these in one place each,
 with ``raise X(...) from exc``.
@@ -195,3 +197,14 @@ class LimitExceeded(ProcessingError):
 
     code = "limit_exceeded"
     title = "Limit exceeded"
+
+
+class DetectorUnavailable(ProcessingError):
+    """A detector's model is missing, unreadable or failed while running.
+
+    Never fails a run: the detect stage catches it, goes on with ``motion`` and reports the
+    reason in ``cost.json``'s ``fallback`` and in the evidence notes.
+    """
+
+    code = "detector_unavailable"
+    title = "Detector unavailable"

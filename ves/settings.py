@@ -14,6 +14,21 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 MiB = 1024 * 1024
 GiB = 1024 * MiB
 
+# What a run may detect with: motion always runs (it gates the others); ``yolo`` replaces its
+# boxes with the model's classes, ``ocr`` adds the text read in the video.
+DETECTOR_MODES = ("motion", "motion+ocr", "yolo", "yolo+ocr")
+
+
+def check_detector_mode(mode: str) -> str:
+    """``mode`` if it is one of ``DETECTOR_MODES``.
+
+    Raises:
+        ValueError: naming the modes there are.
+    """
+    if mode not in DETECTOR_MODES:
+        raise ValueError(f"detector must be one of {', '.join(DETECTOR_MODES)}")
+    return mode
+
 
 class Settings(BaseSettings):
     """Every knob of the service; each field is documented in the README's configuration table."""
@@ -76,6 +91,48 @@ class Settings(BaseSettings):
         0.3, gt=0, lt=1, description="Scene-change score above which the world state is rebuilt."
     )
     dwell_s: float = Field(3.0, gt=0, description="Stillness that counts as a dwell (seconds).")
+    # Detectors.
+    detector: str = Field(
+        "motion+ocr",
+        description=(
+            "Detector mode of a run when execute names none: `motion`, `motion+ocr`, `yolo` or "
+            "`yolo+ocr` (`yolo` needs a model)."
+        ),
+    )
+    onnx_threads: int = Field(
+        2, ge=1, le=64, description="onnxruntime threads per model (OCR and YOLO) in a run."
+    )
+    ocr_width: int = Field(
+        1280,
+        ge=320,
+        le=3840,
+        description="Width of the full-size frames kept for reading text (never upscaled).",
+    )
+    ocr_looks_per_minute: int = Field(
+        12, ge=1, le=600, description="Most frames read for text in any minute of video."
+    )
+    ocr_min_gap_s: float = Field(
+        1.0, ge=0, description="Shortest time between two frames read for text (scene cuts aside)."
+    )
+    ocr_min_score: float = Field(
+        0.6, ge=0, le=1, description="Recognition confidence below which a text is dropped."
+    )
+    models_dir: Path | None = Field(
+        None,
+        description=(
+            "Folder of ONNX models execute may name with `yolo_model` (default: `data_dir/models`)."
+        ),
+    )
+    yolo_model: Path | None = Field(
+        None, description="Ultralytics-style YOLO ONNX export used by the `yolo` detector."
+    )
+    yolo_names: Path | None = Field(
+        None,
+        description="Class names of the YOLO model, one per line (default: the model's metadata).",
+    )
+    yolo_confidence: float = Field(
+        0.35, gt=0, lt=1, description="Score below which a YOLO box is dropped."
+    )
     heartbeat_timeout_s: float = Field(
         90.0, gt=0, description="A running run silent this long is failed as stopped."
     )
@@ -92,6 +149,11 @@ class Settings(BaseSettings):
         if level not in {"critical", "error", "warning", "info", "debug"}:
             raise ValueError("log_level must be one of critical, error, warning, info, debug")
         return level
+
+    @field_validator("detector")
+    @classmethod
+    def _known_detector(cls, value: str) -> str:
+        return check_detector_mode(value)
 
     @model_validator(mode="after")
     def _refuse_unsafe_combinations(self) -> Settings:
@@ -116,6 +178,11 @@ class Settings(BaseSettings):
     def uploads_dir(self) -> Path:
         """Where uploaded recordings are stored, one folder per tenant and video."""
         return self.data_dir / "uploads"
+
+    @property
+    def models_root(self) -> Path:
+        """Where the ONNX models that execute may name live."""
+        return self.models_dir or self.data_dir / "models"
 
     @property
     def artifacts_dir(self) -> Path:

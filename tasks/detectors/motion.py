@@ -29,6 +29,7 @@ stands about 85 levels out. Colour costs about twice the time of grey.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -39,6 +40,7 @@ from scipy.sparse import csr_array
 from scipy.sparse.csgraph import connected_components
 
 from tasks.detections import Detections
+from tasks.detectors.base import FrameView
 
 Frame = npt.NDArray[np.uint8]
 FloatImage = npt.NDArray[np.float32]
@@ -263,8 +265,8 @@ class MotionDetector:
     name = "motion"
     class_names = ("motion",)
 
-    def __init__(self, config: MotionConfig) -> None:
-        self.config = config
+    def __init__(self, config: MotionConfig | None = None) -> None:
+        self.config = config or MotionConfig()
         self._background: FloatImage | None = None
         self._frames_since_reset = 0
 
@@ -273,7 +275,16 @@ class MotionDetector:
         check_frame(grey)
         self._restart(to_planes(grey, self.config.blur_sigma))
 
-    def detect(
+    def detect(self, frames: Sequence[FrameView]) -> Detections:
+        """Boxes of change in every frame, in order (the plugin interface); the background
+        restarts on refreshes."""
+        parts = [
+            self.detect_frame(view.index, view.t_s, view.analysis(), refreshed=view.refresh)
+            for view in frames
+        ]
+        return Detections.concatenate(parts) if parts else Detections.empty(self.class_names)
+
+    def detect_frame(
         self, frame_index: int, t_s: float, grey: Frame, refreshed: bool = False
     ) -> Detections:
         """Boxes of change in one sampled frame, then the background learns from it.
