@@ -105,7 +105,7 @@ def _run(config: Any, views: Sequence[FrameView], report: DetectReport) -> Detec
         return None
     report.ran.append(detector.name)
     report.detectors[detector.name] = {
-        "frames": int(getattr(detector, "frames_seen", len(views))),
+        "frames": detector.frames_seen,
         "boxes": len(found),
         "seconds": round(time.perf_counter() - started, 4),
     }

@@ -7,7 +7,8 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tasks.geometry import ZoneSpec, default_zones
-from ves.settings import DETECTOR_MODES, check_detector_mode
+from ves.errors import ValidationFailed
+from ves.settings import DETECTOR_MODES, Settings, check_detector_mode
 
 
 class ZoneOption(BaseModel):
@@ -88,6 +89,25 @@ class RunOptions(BaseModel):
         if len(set(names)) != len(names):
             raise ValueError("zone names must be unique")
         return zones
+
+    def resolved(self, settings: Settings) -> RunOptions:
+        """These options with the service's detector mode filled in, checked against what the
+        service has: a ``yolo`` mode needs a model, ``yolo_model`` needs a ``yolo`` mode.
+
+        Raises:
+            ValidationFailed: naming the field at fault.
+        """
+        mode = self.detector or settings.detector
+        uses_yolo = mode.startswith("yolo")
+        if uses_yolo and not (self.yolo_model or settings.yolo_model):
+            message = "the yolo detector needs a model: no VES_YOLO_MODEL is set, pass yolo_model"
+            raise ValidationFailed(
+                message, errors=[{"loc": ["body", "yolo_model"], "msg": message}]
+            )
+        if self.yolo_model and not uses_yolo:
+            message = f"yolo_model is only used by the yolo detector modes, not {mode}"
+            raise ValidationFailed(message, errors=[{"loc": ["body", "detector"], "msg": message}])
+        return self.model_copy(update={"detector": mode})
 
     def zone_specs(self) -> tuple[ZoneSpec, ...]:
         """The zones of the run (the defaults when none were given)."""

@@ -71,7 +71,8 @@ class LookPlanner:
 
     def __init__(self, config: LookConfig = LookConfig()) -> None:
         self.config = config
-        self.reference: Glance | None = None  # the glance of the last look
+        self.reference: Glance | None = None  # what the last look saw (see ``_seen``)
+        self.still: Glance | None = None  # each cell as it was when it last stood still
         self.recent: deque[tuple[float, Glance]] = deque()  # the last ``settle_s`` of glances
         self.looks: deque[float] = deque()  # times of the looks of the last minute
 
@@ -81,14 +82,18 @@ class LookPlanner:
         self.recent.append((t_s, glance))
         if self.reference is None or self.reference.shape != glance.shape:
             refresh = True
+        settled = None
         if refresh:
             self.recent.clear()
             self.recent.append((t_s, glance))
-        elif not self._new_and_settled(glance, before):
-            return False
+            self.still = glance
+        else:
+            settled = self._settled(glance, before)
+            if not self._new_and_settled(glance, settled):
+                return False
         if not self._allowed(t_s, refresh):
             return False
-        self.reference = glance
+        self.reference = self._seen(glance, settled)
         self.looks.append(t_s)
         return True
 
@@ -100,15 +105,36 @@ class LookPlanner:
             return None
         return self.recent[0][1]
 
-    def _new_and_settled(self, glance: Glance, previous: Glance | None) -> bool:
-        if previous is None or self.reference is None or previous.shape != glance.shape:
-            return False
+    def _settled(self, glance: Glance, previous: Glance | None) -> npt.NDArray[np.bool_] | None:
+        """The cells that stood still for ``settle_s`` (None without that much history)."""
+        if previous is None or self.still is None or previous.shape != glance.shape:
+            return None
         cfg = self.config
-        changed = cell_differences(glance, self.reference, cfg.cell) > cfg.changed_level
-        if not changed.any():
-            return False
         settled = cell_differences(glance, previous, cfg.cell) < cfg.settled_level
-        return bool((changed & settled).any())
+        self.still = np.where(self._pixels(settled, glance), glance, self.still).astype(np.uint8)
+        return settled
+
+    def _new_and_settled(self, glance: Glance, settled: npt.NDArray[np.bool_] | None) -> bool:
+        if settled is None or self.reference is None:
+            return False
+        changed = cell_differences(glance, self.reference, self.config.cell)
+        return bool((settled & (changed > self.config.changed_level)).any())
+
+    def _seen(self, glance: Glance, settled: npt.NDArray[np.bool_] | None) -> Glance:
+        """What a look at ``glance`` saw: where something was passing, what it passed in front of.
+
+        Else the places a walker leaves would return to something the look did not see, and call
+        a look, which sees the walker elsewhere, and so on while they are in view. After a
+        refresh nothing is known to be passing (no history), so the look sees the glance.
+        """
+        if settled is None or self.still is None:
+            return glance
+        return np.where(self._pixels(settled, glance), glance, self.still).astype(np.uint8)
+
+    def _pixels(self, cells: npt.NDArray[np.bool_], glance: Glance) -> npt.NDArray[np.bool_]:
+        """A per-cell mask as a per-pixel mask of ``glance``'s shape."""
+        pixels = cells.repeat(self.config.cell, axis=0).repeat(self.config.cell, axis=1)
+        return pixels[: glance.shape[0], : glance.shape[1]]
 
     def _allowed(self, t_s: float, refresh: bool) -> bool:
         while self.looks and self.looks[0] <= t_s - 60.0:

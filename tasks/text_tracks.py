@@ -24,6 +24,8 @@ from difflib import SequenceMatcher
 import numpy as np
 import numpy.typing as npt
 
+from tasks.detections import Detections
+
 Box = tuple[float, float, float, float]
 Glances = npt.NDArray[np.uint8]
 
@@ -188,3 +190,40 @@ def text_instances(
         match.votes[reading.text] += reading.score
         match.scores.append(reading.score)
     return sorted(instances, key=lambda inst: min(inst.samples))
+
+
+def explained_by_text(
+    tracks: Detections, texts: Detections, cover: float = 0.7
+) -> npt.NDArray[np.int64]:
+    """Motion track numbers that are text appearing, not a thing moving.
+
+    A sign put up or a caption shown is change, so motion finds it; when the OCR read text in the
+    motion box on at least ``cover`` of the track's frames (the text box mostly inside the motion
+    box, which is at most a few times larger), the text object tells the story and the motion
+    track would only count the sign twice.
+    """
+    if not len(texts) or not len(tracks):
+        return np.zeros(0, dtype=np.int64)
+    explained = []
+    for number in np.unique(tracks.track_ids):
+        rows = tracks.select(tracks.track_ids == number)
+        hits = 0
+        for box, frame in zip(rows.boxes, rows.frame_index, strict=True):
+            same = texts.boxes[texts.frame_index == frame]
+            hits += bool(_text_inside(box, same).any())
+        if hits >= cover * len(rows):
+            explained.append(int(number))
+    return np.asarray(explained, dtype=np.int64)
+
+
+def _text_inside(
+    box: npt.NDArray[np.float32], texts: npt.NDArray[np.float32]
+) -> npt.NDArray[np.bool_]:
+    if not len(texts):
+        return np.zeros(0, dtype=bool)
+    ix = np.clip(np.minimum(box[2], texts[:, 2]) - np.maximum(box[0], texts[:, 0]), 0, None)
+    iy = np.clip(np.minimum(box[3], texts[:, 3]) - np.maximum(box[1], texts[:, 1]), 0, None)
+    text_area = (texts[:, 2] - texts[:, 0]) * (texts[:, 3] - texts[:, 1])
+    box_area = float((box[2] - box[0]) * (box[3] - box[1]))
+    inside = ix * iy >= 0.6 * text_area
+    return np.asarray(inside & (box_area <= 6.0 * text_area), dtype=bool)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pyarrow.parquet as pq
@@ -10,6 +11,7 @@ from prefect.cache_policies import NONE
 
 from storage.artifacts import write_rows
 from tasks.context import RunContext
+from tasks.detections import TEXT_CLASS
 from tasks.world_state import event_order
 
 _VERBS = {
@@ -18,9 +20,16 @@ _VERBS = {
     "enter_zone": "enters",
     "exit_zone": "leaves",
     "dwell": "stays still",
-    "text_seen": "text seen",
     "scene_change": "changes",
 }
+
+
+def _text_label(event: dict[str, Any], texts: dict[str, str]) -> str:
+    said = texts.get(event.get("object_id") or "", "")
+    label = f"text {json.dumps(said, ensure_ascii=False)} seen"
+    if event.get("end_s") is not None:
+        label += f" for {event['end_s'] - event['t_s']:.1f} s"
+    return label
 
 
 def _label(event: dict[str, Any], zone_names: dict[str, str], classes: dict[str, str]) -> str:
@@ -34,6 +43,13 @@ def _label(event: dict[str, Any], zone_names: dict[str, str], classes: dict[str,
     return text
 
 
+def _said(obj: dict[str, Any]) -> str:
+    attributes = obj["attributes"]
+    if isinstance(attributes, str):
+        attributes = json.loads(attributes)
+    return str(attributes.get("text", ""))
+
+
 def build_timeline(
     events: list[dict[str, Any]],
     refresh_markers: list[dict[str, Any]],
@@ -44,6 +60,7 @@ def build_timeline(
     events = sorted(events, key=event_order)
     zone_names = {z["zone_id"]: z["name"] for z in zones}
     classes = {o["object_id"]: o["class"] for o in objects}
+    texts = {o["object_id"]: _said(o) for o in objects if o["class"] == TEXT_CLASS}
     rows = [
         {
             "t_s": e["t_s"],
@@ -54,7 +71,11 @@ def build_timeline(
             "zone_id": e.get("zone_id"),
             "reason": None,
             "score": e["confidence"],
-            "label": _label(e, zone_names, classes),
+            "label": (
+                _text_label(e, texts)
+                if e["type"] == "text_seen"
+                else _label(e, zone_names, classes)
+            ),
         }
         for e in events
     ]

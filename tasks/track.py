@@ -58,6 +58,7 @@ from tasks import kalman
 from tasks.association import Pairs, assign_pairs, box_affinity, no_pairs
 from tasks.context import RunContext
 from tasks.detections import Detections, detections_from_table, detections_to_table
+from tasks.text_tracks import explained_by_text
 from ves.ids import new_id
 
 F64 = npt.NDArray[np.float64]
@@ -380,39 +381,6 @@ def track_detections(
     ids = _drop_short(ids, dets.t_s[order].astype(np.float64), cfg.min_track_s)
     kept = order[ids >= 0]
     return dets.select(kept).with_track_ids(_number_by_appearance(ids[ids >= 0]))
-
-
-def explained_by_text(tracks: Detections, texts: Detections, cover: float = 0.7) -> IntArray:
-    """Motion track numbers that are text appearing, not a thing moving.
-
-    A sign put up or a caption shown is change, so motion finds it; when the OCR read text in the
-    motion box on at least ``cover`` of the track's frames (the text box mostly inside the motion
-    box, which is at most a few times larger), the text object tells the story and the motion
-    track would only count the sign twice.
-    """
-    if not len(texts) or not len(tracks):
-        return np.zeros(0, dtype=np.int64)
-    explained = []
-    for number in np.unique(tracks.track_ids):
-        rows = tracks.select(tracks.track_ids == number)
-        hits = 0
-        for box, frame in zip(rows.boxes, rows.frame_index, strict=True):
-            same = texts.boxes[texts.frame_index == frame]
-            hits += bool(_text_inside(box, same).any())
-        if hits >= cover * len(rows):
-            explained.append(int(number))
-    return np.asarray(explained, dtype=np.int64)
-
-
-def _text_inside(box: npt.NDArray[np.float32], texts: npt.NDArray[np.float32]) -> BoolArray:
-    if not len(texts):
-        return np.zeros(0, dtype=bool)
-    ix = np.clip(np.minimum(box[2], texts[:, 2]) - np.maximum(box[0], texts[:, 0]), 0, None)
-    iy = np.clip(np.minimum(box[3], texts[:, 3]) - np.maximum(box[1], texts[:, 1]), 0, None)
-    text_area = (texts[:, 2] - texts[:, 0]) * (texts[:, 3] - texts[:, 1])
-    box_area = float((box[2] - box[0]) * (box[3] - box[1]))
-    inside = ix * iy >= 0.6 * text_area
-    return np.asarray(inside & (box_area <= 6.0 * text_area), dtype=bool)
 
 
 def track_table(table: pa.Table, physical: str) -> tuple[pa.Table, int]:

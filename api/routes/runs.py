@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body, status
 from starlette.concurrency import run_in_threadpool
 
-from api.deps import RunsDep, SubmitterDep, TenantDep
+from api.deps import RunsDep, SettingsDep, SubmitterDep, TenantDep
 from api.problems import problem_responses
 from api.schemas_artifacts import ExecuteAccepted
 from storage.runs import RunFailure
@@ -15,6 +15,18 @@ from tasks.options import RunOptions
 from ves.errors import Unavailable
 
 router = APIRouter(tags=["runs"])
+
+EXECUTE_EXAMPLES = {
+    "default": {"summary": "The service's defaults (motion + OCR)", "value": {}},
+    "text": {
+        "summary": "Read text, two frames a second, first two minutes",
+        "value": {"detector": "motion+ocr", "sample_fps": 2, "max_duration_s": 120},
+    },
+    "yolo": {
+        "summary": "Name objects with a YOLO model from the models folder",
+        "value": {"detector": "yolo+ocr", "yolo_model": "yolov8n.onnx"},
+    },
+}
 
 
 @router.post(
@@ -25,7 +37,10 @@ router = APIRouter(tags=["runs"])
         "Queue a run of the bounded, CPU-first processing (decode, sample, detect, track, world "
         "state, timeline, evidence, cost) and return at once; processing never runs inside the "
         "request. Follow the run in the video's `latest_run` (`stage`, `progress`). A video that "
-        "is already `queued` or `running` answers 409 `conflict`. The body is optional."
+        "is already `queued` or `running` answers 409 `conflict`. The body is optional. "
+        "`detector` chooses what is detected (`motion`, `motion+ocr` (the default), `yolo`, "
+        "`yolo+ocr`); a YOLO model that is missing or fails makes the run fall back to motion, "
+        "which `cost.json`'s `fallback` and every evidence span's notes then say."
     ),
     responses=problem_responses(401, 404, 409, 415, 422, 503),
 )
@@ -34,9 +49,11 @@ async def execute_video(
     tenant: TenantDep,
     runs: RunsDep,
     submitter: SubmitterDep,
-    options: Annotated[RunOptions | None, Body()] = None,
+    settings: SettingsDep,
+    options: Annotated[RunOptions | None, Body(openapi_examples=EXECUTE_EXAMPLES)] = None,
 ) -> ExecuteAccepted:
-    params = (options or RunOptions()).model_dump(mode="json", exclude_none=True)
+    chosen = (options or RunOptions()).resolved(settings)
+    params = chosen.model_dump(mode="json", exclude_none=True)
     run = await run_in_threadpool(runs.create, tenant.tenant_id, video_id, params)
     try:
         flow_run_id = await submitter.submit(run)

@@ -87,11 +87,13 @@ class Detector(Protocol):
     """A detector plugin: boxes of its classes in the frames it is given.
 
     ``name`` is what ``detections.parquet``'s ``detector`` column and ``cost.json``'s
-    ``detector_mode`` call it. ``detect`` raises ``DetectorUnavailable`` when its model fails
-    at run time; the stage then falls back to motion and says why.
+    ``detector_mode`` call it; ``frames_seen`` is how many frames the last ``detect`` call
+    looked at (``cost.json``'s ``detectors`` block). ``detect`` raises ``DetectorUnavailable``
+    when its model fails at run time; the stage then falls back to motion and says why.
     """
 
     name: str
+    frames_seen: int
 
     def detect(self, frames: Sequence[FrameView]) -> Detections:
         """Every box found in ``frames`` (``frame_index`` = ``FrameView.index``)."""

@@ -267,6 +267,7 @@ class MotionDetector:
 
     def __init__(self, config: MotionConfig | None = None) -> None:
         self.config = config or MotionConfig()
+        self.frames_seen = 0
         self._background: FloatImage | None = None
         self._frames_since_reset = 0
 
@@ -278,6 +279,7 @@ class MotionDetector:
     def detect(self, frames: Sequence[FrameView]) -> Detections:
         """Boxes of change in every frame, in order (the plugin interface); the background
         restarts on refreshes."""
+        self.frames_seen = len(frames)
         parts = [
             self.detect_frame(view.index, view.t_s, view.analysis(), refreshed=view.refresh)
             for view in frames

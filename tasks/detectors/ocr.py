@@ -95,7 +95,7 @@ class OcrDetector:
                 self.engine = _engine(config.threads, config.det_limit_side)
         except Exception as exc:  # a broken install: missing model files, onnxruntime errors
             raise DetectorUnavailable(f"the OCR models could not be loaded ({exc})") from exc
-        self.frames_seen = 0  # frames read, for cost.json
+        self.frames_seen = 0  # frames read by the last ``detect``
 
     def read(self, image: Frame) -> list[tuple[Box, str, float]]:
         """Every text read on an RGB image: normalised box, text, score (the model's core)."""
@@ -118,6 +118,7 @@ class OcrDetector:
 
     def detect(self, frames: Sequence[FrameView]) -> Detections:
         readings = []
+        self.frames_seen = 0
         for view in frames:
             image = view.full()
             if image is None:

@@ -225,6 +225,7 @@ class YoloDetector:
         self.config = config
         self.model: YoloModel = load_model(config.model_path, config.names_path, config.threads)
         self.class_names = self.model.class_names
+        self.frames_seen = 0  # frames the last ``detect`` ran the model on
 
     @property
     def batch_size(self) -> int:
@@ -234,6 +235,7 @@ class YoloDetector:
     def detect(self, frames: Sequence[FrameView]) -> Detections:
         """Boxes in the frames with motion or a refresh; other frames are skipped."""
         views = [view for view in frames if view.refresh or len(view.motion) > 0]
+        self.frames_seen = len(views)
         parts = [self._detect_batch(batch) for batch in _batches(views, self.batch_size)]
         return Detections.concatenate(parts) if parts else Detections.empty(self.class_names)
 

@@ -114,6 +114,10 @@ def load_model(model_path: Path, names_path: Path | None = None, threads: int = 
 
 def open_session(path: Path, threads: int) -> Any:
     """An onnxruntime session on the CPU, or ``DetectorUnavailable`` saying why not."""
+    if path == Path():
+        raise DetectorUnavailable(
+            "no yolo model is configured (set VES_YOLO_MODEL, or name one with yolo_model)"
+        )
     if not path.is_file():
         raise DetectorUnavailable(f"yolo model {path} does not exist")
     options = ort.SessionOptions()

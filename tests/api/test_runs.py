@@ -26,6 +26,7 @@ from storage.tenants import TenantStore
 from tests.api.test_videos import _problem
 from tests.fixtures.live_server import serve_app
 from tests.fixtures.media_server import MediaServer
+from tests.fixtures.onnx_models import build_colour_detector
 from ves.errors import Unavailable
 from ves.settings import Settings
 from ves.synthetic import lobby_scene, write_video
@@ -150,6 +151,8 @@ def test_scene_graph_timeline_and_cost_answer_with_the_run(
     graph = client.get(f"/api/product/videos/{video_id}/scene-graph").json()
     assert graph["run_id"] == run_id
     assert len([o for o in graph["objects"] if o["class"] == "motion"]) >= 3
+    texts = {o["attributes"]["text"] for o in graph["objects"] if o["class"] == "text"}
+    assert texts == {"LOBBY", "EXIT 3"}  # the lobby's two signs (default mode reads text)
     assert {z["name"] for z in graph["zones"]} == {"left", "center", "right"}
     assert {"appear", "dwell", "scene_change"} <= {e["type"] for e in graph["events"]}
     assert all(isinstance(o["attributes"], dict) for o in graph["objects"])
@@ -159,7 +162,10 @@ def test_scene_graph_timeline_and_cost_answer_with_the_run(
     assert times == sorted(times) and len(times) == len(graph["events"])
     assert [m["reason"] for m in timeline["refresh_markers"]] == ["start", "scene_change"]
     cost = client.get(f"/api/product/videos/{video_id}/cost").json()
-    assert cost["run_id"] == run_id and cost["detector_mode"] == "motion"
+    assert cost["run_id"] == run_id and cost["detector_mode"] == "motion+ocr"
+    assert cost["fallback"] == {"used": False, "reason": None}
+    assert set(cost["detectors"]) == {"motion", "ocr"}
+    assert [e["type"] for e in timeline["events"]].count("text_seen") == 2
     assert cost["retention"]["days"] == 7
 
 
@@ -220,6 +226,10 @@ def test_a_second_execute_while_queued_is_a_conflict(
         {"sample_fps": 0},
         {"sample_fps": 100},
         {"detector": "magic"},
+        {"detector": "yolo"},  # no model configured, none named
+        {"detector": "yolo", "yolo_model": "../outside.onnx"},
+        {"detector": "yolo", "yolo_model": "/etc/passwd"},
+        {"detector": "motion", "yolo_model": "model.onnx"},
         {"colour": 1},
         {"zones": [{"name": "a", "polygon": [[0, 0], [2, 0], [1, 1]]}]},
     ],
@@ -267,3 +277,47 @@ def test_a_source_that_is_not_a_video_fails_with_a_readable_error(
     assert video["latest_run"]["error"]["code"] == "source_invalid"
     assert "not a readable video" in video["latest_run"]["error"]["message"]
     _problem(client.get(f"/api/product/videos/{video_id}/scene-graph"), 409, "not_ready")
+
+
+def _run_with(client: httpx.Client, media: MediaServer, body: dict[str, Any]) -> str:
+    video_id = _add(client, media.url("lobby.mp4"))
+    accepted = client.post(f"/api/product/videos/{video_id}/execute", json=body)
+    assert accepted.status_code == 202, accepted.text
+    video = _wait(client, video_id)
+    assert video["state"] == "succeeded", video["latest_run"]
+    return video_id
+
+
+def test_a_yolo_model_in_the_models_folder_names_the_objects(
+    processing: Any, lobby_media: MediaServer, settings: Settings
+) -> None:
+    settings.models_root.mkdir(parents=True, exist_ok=True)
+    build_colour_detector(settings.models_root / "colours.onnx", (320, 320))
+    client = processing("acme")
+    body = {"detector": "yolo+ocr", "yolo_model": "colours.onnx"}
+    video_id = _run_with(client, lobby_media, body)
+    graph = client.get(f"/api/product/videos/{video_id}/scene-graph").json()
+    classes = sorted(o["class"] for o in graph["objects"])
+    # The lobby's red walker and blue visitor, and its two signs; the green loiterer is no class
+    # of this model, so it is not an object.
+    assert classes == ["blue", "red", "text", "text"]
+    cost = client.get(f"/api/product/videos/{video_id}/cost").json()
+    assert cost["detector_mode"] == "yolo+ocr" and cost["fallback"]["used"] is False
+    assert 0 < cost["detectors"]["yolo"]["frames"] < cost["frames"]["sampled"]  # motion gated
+
+
+def test_a_missing_yolo_model_falls_back_to_motion_visibly(
+    processing: Any, lobby_media: MediaServer
+) -> None:
+    client = processing("acme")
+    video_id = _run_with(client, lobby_media, {"detector": "yolo", "yolo_model": "absent.onnx"})
+    cost = client.get(f"/api/product/videos/{video_id}/cost").json()
+    assert cost["detector_mode"] == "motion"
+    assert cost["fallback"]["used"] is True
+    assert "absent.onnx does not exist" in cost["fallback"]["reason"]
+    graph = client.get(f"/api/product/videos/{video_id}/scene-graph").json()
+    assert {o["class"] for o in graph["objects"]} == {"motion"}
+    spans = client.get(f"/api/product/videos/{video_id}/evidence-view").json()["spans"]
+    assert spans and all(
+        any("detector fallback" in note["text"] for note in span["review_notes"]) for span in spans
+    )

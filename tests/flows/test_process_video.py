@@ -71,7 +71,9 @@ def test_the_dwelling_object_keeps_one_id_and_its_dwell_is_an_event(
     covering = [
         o
         for o in _objects(reader, run_dir)
-        if o["first_seen_s"] <= dwell_start and o["last_seen_s"] >= dwell_end
+        if o["class"] != "text"
+        and o["first_seen_s"] <= dwell_start
+        and o["last_seen_s"] >= dwell_end
     ]
     assert len(covering) == 1
     events = reader.rows(run_dir, "events", order_by="t_s")
@@ -81,6 +83,30 @@ def test_the_dwelling_object_keeps_one_id_and_its_dwell_is_an_event(
     assert len(dwells) == 1
     assert abs(dwells[0]["t_s"] - dwell_start) <= 1.0
     assert abs(dwells[0]["end_s"] - dwell_end) <= 1.0
+
+
+def test_every_sign_is_a_text_object_with_its_true_interval(
+    lobby_run: tuple[Path, GroundTruth, str], reader: ArtifactReader
+) -> None:
+    run_dir, truth, _ = lobby_run
+    texts = [o for o in _objects(reader, run_dir) if o["class"] == "text"]
+    read = {json.loads(o["attributes"])["text"]: o for o in texts}
+    assert set(read) == {sign.text for sign in truth.texts}
+    last_sample = truth.duration_s - 0.2
+    for sign in truth.texts:
+        obj = read[sign.text]
+        assert abs(obj["first_seen_s"] - sign.start_s) <= 0.5, sign
+        assert abs(obj["last_seen_s"] - min(sign.end_s, last_sample)) <= 0.5, sign
+    events = reader.rows(run_dir, "events", order_by="t_s")
+    seen = {e["object_id"]: e for e in events if e["type"] == "text_seen"}
+    assert set(seen) == {o["object_id"] for o in texts}
+    for obj in texts:
+        assert (seen[obj["object_id"]]["t_s"], seen[obj["object_id"]]["end_s"]) == (
+            obj["first_seen_s"],
+            obj["last_seen_s"],
+        )
+    labels = [r["label"] for r in reader.rows(run_dir, "timeline") if r["type"] == "text_seen"]
+    assert any("EXIT 3" in label for label in labels), labels
 
 
 def test_the_scene_cut_is_a_refresh_marker_and_an_event(
@@ -135,8 +161,10 @@ def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
         assert f"{table}.parquet" in names
     assert "cost.json" in names
     cost = reader.document(run_dir, "cost.json")
-    assert cost["detector_mode"] == "motion"
+    assert cost["detector_mode"] == "motion+ocr"
     assert cost["fallback"] == {"used": False, "reason": None}
+    assert cost["detectors"]["motion"]["frames"] == cost["frames"]["sampled"]
+    assert 1 <= cost["detectors"]["ocr"]["frames"] <= 12  # a bounded number of looks
     assert abs(cost["duration_s"] - truth.duration_s) < 0.2
     assert cost["frames"]["decoded"] == truth.frame_count
     assert cost["frames"]["sampled"] == pytest.approx(truth.duration_s * 5, abs=2)

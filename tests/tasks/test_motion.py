@@ -76,7 +76,7 @@ def run_detector(spec: SceneSpec, *, grey: bool, config: MotionConfig | None = N
     frames = []
     for k, (i, cut) in enumerate(sampled_indices(truth)):
         frame = small_frame(render_frame(spec, i), grey=grey)
-        frames.append((i, detector.detect(k, i / spec.fps, frame, refreshed=cut)))
+        frames.append((i, detector.detect_frame(k, i / spec.fps, frame, refreshed=cut)))
     return Run(truth, frames)
 
 
@@ -179,7 +179,7 @@ def test_missed_cut_gives_no_full_frame_box(grey: bool) -> None:
     detector = MotionDetector(MotionConfig())
     cut = ground_truth(spec).cut_frames[0]
     for k, i in enumerate(range(cut - 20, cut + 20, 2)):
-        dets = detector.detect(k, i / spec.fps, small_frame(render_frame(spec, i), grey=grey))
+        dets = detector.detect_frame(k, i / spec.fps, small_frame(render_frame(spec, i), grey=grey))
         areas = np.prod(dets.boxes[:, 2:] - dets.boxes[:, :2], axis=1)
         assert areas.max(initial=0) < 0.1, f"frame {i}"
 
@@ -190,7 +190,7 @@ def test_static_noisy_scene_gives_no_boxes(noise: float, grey: bool) -> None:
     spec = SceneSpec(width=WIDTH, height=180, fps=SAMPLE_FPS, duration_s=20.0, noise=noise)
     detector = MotionDetector(MotionConfig())
     frames = [small_frame(render_frame(spec, i), grey=grey) for i in range(100)]
-    boxes = [len(detector.detect(i, i / SAMPLE_FPS, f)) for i, f in enumerate(frames)]
+    boxes = [len(detector.detect_frame(i, i / SAMPLE_FPS, f)) for i, f in enumerate(frames)]
     assert sum(boxes) == 0
 
 
@@ -201,7 +201,7 @@ def test_slow_lighting_drift_is_absorbed() -> None:
     total = 0
     for i in range(100):
         frame = np.clip(render_frame(spec, i).astype(np.int16) + i // 2, 0, 255).astype(np.uint8)
-        total += len(detector.detect(i, i / SAMPLE_FPS, small_frame(frame, grey=True)))
+        total += len(detector.detect_frame(i, i / SAMPLE_FPS, small_frame(frame, grey=True)))
     assert total == 0
 
 
@@ -213,7 +213,7 @@ def test_colour_frames_catch_an_object_as_bright_as_the_background() -> None:
     for grey in (True, False):
         detector = MotionDetector(MotionConfig())
         detector.reset(small_frame(background, grey=grey, width=160))
-        found[grey] = detector.detect(1, 0.2, small_frame(scene, grey=grey, width=160))
+        found[grey] = detector.detect_frame(1, 0.2, small_frame(scene, grey=grey, width=160))
     assert len(found[True]) == 0
     assert len(found[False]) == 1
     np.testing.assert_allclose(found[False].boxes[0], [60 / 160, 30 / 90, 80 / 160, 60 / 90])
@@ -288,11 +288,13 @@ def test_refresh_and_size_change_restart_without_boxes() -> None:
     still = np.full((60, 80), 100, dtype=np.uint8)
     moved = still.copy()
     moved[20:40, 30:50] = 200
-    assert len(detector.detect(0, 0.0, still)) == 0  # the first frame starts the background
-    assert len(detector.detect(1, 0.2, moved)) == 1
-    assert len(detector.detect(2, 0.4, moved, refreshed=True)) == 0
-    assert len(detector.detect(3, 0.6, moved)) == 0  # the refreshed frame is the background now
-    assert len(detector.detect(4, 0.8, np.full((30, 40), 100, dtype=np.uint8))) == 0
+    assert len(detector.detect_frame(0, 0.0, still)) == 0  # the first frame starts the background
+    assert len(detector.detect_frame(1, 0.2, moved)) == 1
+    assert len(detector.detect_frame(2, 0.4, moved, refreshed=True)) == 0
+    assert (
+        len(detector.detect_frame(3, 0.6, moved)) == 0
+    )  # the refreshed frame is the background now
+    assert len(detector.detect_frame(4, 0.8, np.full((30, 40), 100, dtype=np.uint8))) == 0
 
 
 @pytest.mark.parametrize(
@@ -302,7 +304,7 @@ def test_refresh_and_size_change_restart_without_boxes() -> None:
 )
 def test_rejects_frames_that_are_not_small_uint8_images(frame: npt.NDArray[np.generic]) -> None:
     with pytest.raises(ValueError, match=r"\(H, W\) or \(H, W, C\) uint8"):
-        MotionDetector(MotionConfig()).detect(0, 0.0, frame)  # type: ignore[arg-type]
+        MotionDetector(MotionConfig()).detect_frame(0, 0.0, frame)  # type: ignore[arg-type]
 
 
 def test_config_is_selected_by_type_and_refuses_unknown_fields() -> None:

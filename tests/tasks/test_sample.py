@@ -73,7 +73,7 @@ def test_samples_every_fifth_of_a_second(lobby: Lobby, sampled: SampledFrames) -
     )
     assert (sampled.duration_s, sampled.processed_s) == pytest.approx((20.0, 20.0))
     assert sampled.truncated_at_bound is False
-    assert sorted(p.name for p in Path(sampled.frames_dir).iterdir()) == [
+    assert sorted(p.name for p in Path(sampled.frames_dir).glob("*.jpg")) == [
         f"{i:07d}.jpg" for i in range(100)
     ]
 

@@ -12,7 +12,10 @@ from tests.tasks.test_world_state import STORY, STORY_FRAMES, Names, build
 
 Row = dict[str, Any]
 ZONES = [{"zone_id": "zone_door", "name": "door", "polygon": [[0, 0], [1, 0], [1, 1]]}]
-OBJECTS = [{"object_id": "obj_1", "class": "person"}]
+OBJECTS = [
+    {"object_id": "obj_1", "class": "person"},
+    {"object_id": "obj_t", "class": "text", "attributes": '{"text": "EXIT \\"3\\""}'},
+]
 
 
 def event(kind: str, t: float = 1.0, **fields: Any) -> Row:
@@ -50,7 +53,8 @@ def labels(events: list[Row], markers: list[Row] | None = None) -> list[str]:
         (event("dwell", t=2.0, end_s=6.5), "person obj_1 stays still for 4.5 s"),
         (event("appear", object_id="obj_unknown"), "object obj_unknown appears"),
         (event("fell_over"), "person obj_1 fell over"),
-        (event("text_seen", object_id=None), "the scene text seen"),
+        (event("text_seen", object_id="obj_t", end_s=6.0), 'text "EXIT \\"3\\"" seen for 5.0 s'),
+        (event("text_seen", object_id="obj_t"), 'text "EXIT \\"3\\"" seen'),
     ],
     ids=lambda v: v if isinstance(v, str) else v["type"],
 )
