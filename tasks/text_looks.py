@@ -9,7 +9,8 @@ OCR looks at few frames, chosen while the video is decoded (full-size pixels exi
 * a frame where part of the picture CHANGED since the last look and has SETTLED (the same for
   the last ``settle_s``): new text (a sign put up, a caption, a screen that changed) appears and
   then stays; a person walking by changes the picture but never settles, and the places they
-  left return to what the last look saw. An object that stops (a dwell) triggers one look;
+  left return to what the last look saw (where the last look saw them pass, what settles there
+  becomes the reference without a look). An object that stops (a dwell) triggers one look;
 * never two looks closer than ``min_gap_s`` (refreshes excepted), and at most
   ``max_per_minute`` in any minute (a sliding window), refreshes included. A look that the
   budget defers happens as soon as it allows, if the change is still there.
@@ -71,8 +72,8 @@ class LookPlanner:
 
     def __init__(self, config: LookConfig = LookConfig()) -> None:
         self.config = config
-        self.reference: Glance | None = None  # what the last look saw (see ``_seen``)
-        self.still: Glance | None = None  # each cell as it was when it last stood still
+        self.reference: Glance | None = None  # the glance of the last look
+        self.moving = np.zeros((0, 0), dtype=np.bool_)  # its cells where something was passing
         self.recent: deque[tuple[float, Glance]] = deque()  # the last ``settle_s`` of glances
         self.looks: deque[float] = deque()  # times of the looks of the last minute
 
@@ -82,18 +83,15 @@ class LookPlanner:
         self.recent.append((t_s, glance))
         if self.reference is None or self.reference.shape != glance.shape:
             refresh = True
-        settled = None
         if refresh:
             self.recent.clear()
             self.recent.append((t_s, glance))
-            self.still = glance
-        else:
-            settled = self._settled(glance, before)
-            if not self._new_and_settled(glance, settled):
-                return False
+        elif not self._new_and_settled(glance, before):
+            return False
         if not self._allowed(t_s, refresh):
             return False
-        self.reference = self._seen(glance, settled)
+        self.reference = glance
+        self.moving = self._moving(glance, None if refresh else before)
         self.looks.append(t_s)
         return True
 
@@ -105,36 +103,33 @@ class LookPlanner:
             return None
         return self.recent[0][1]
 
-    def _settled(self, glance: Glance, previous: Glance | None) -> npt.NDArray[np.bool_] | None:
-        """The cells that stood still for ``settle_s`` (None without that much history)."""
-        if previous is None or self.still is None or previous.shape != glance.shape:
-            return None
-        cfg = self.config
-        settled = cell_differences(glance, previous, cfg.cell) < cfg.settled_level
-        self.still = np.where(self._pixels(settled, glance), glance, self.still).astype(np.uint8)
-        return settled
-
-    def _new_and_settled(self, glance: Glance, settled: npt.NDArray[np.bool_] | None) -> bool:
-        if settled is None or self.reference is None:
+    def _new_and_settled(self, glance: Glance, previous: Glance | None) -> bool:
+        if previous is None or self.reference is None or previous.shape != glance.shape:
             return False
-        changed = cell_differences(glance, self.reference, self.config.cell)
-        return bool((settled & (changed > self.config.changed_level)).any())
+        cfg = self.config
+        changed = cell_differences(glance, self.reference, cfg.cell) > cfg.changed_level
+        settled = cell_differences(glance, previous, cfg.cell) < cfg.settled_level
+        new = changed & settled & ~self.moving
+        self._heal(glance, settled & self.moving)
+        return bool(new.any())
 
-    def _seen(self, glance: Glance, settled: npt.NDArray[np.bool_] | None) -> Glance:
-        """What a look at ``glance`` saw: where something was passing, what it passed in front of.
+    def _moving(self, glance: Glance, previous: Glance | None) -> npt.NDArray[np.bool_]:
+        """The cells of a look still changing (none known after a refresh: no history)."""
+        previous = glance if previous is None or previous.shape != glance.shape else previous
+        return cell_differences(glance, previous, self.config.cell) >= self.config.settled_level
 
-        Else the places a walker leaves would return to something the look did not see, and call
-        a look, which sees the walker elsewhere, and so on while they are in view. After a
-        refresh nothing is known to be passing (no history), so the look sees the glance.
+    def _heal(self, glance: Glance, cells: npt.NDArray[np.bool_]) -> None:
+        """Take ``cells`` of ``glance`` into the reference: they settled where the look saw motion.
+
+        What settles where someone was passing is what the look would have seen without them. As
+        a change it would call a look that sees them further on, and so on while they are in view.
         """
-        if settled is None or self.still is None:
-            return glance
-        return np.where(self._pixels(settled, glance), glance, self.still).astype(np.uint8)
-
-    def _pixels(self, cells: npt.NDArray[np.bool_], glance: Glance) -> npt.NDArray[np.bool_]:
-        """A per-cell mask as a per-pixel mask of ``glance``'s shape."""
+        if self.reference is None or not cells.any():
+            return
         pixels = cells.repeat(self.config.cell, axis=0).repeat(self.config.cell, axis=1)
-        return pixels[: glance.shape[0], : glance.shape[1]]
+        pixels = pixels[: glance.shape[0], : glance.shape[1]]
+        self.reference = np.where(pixels, glance, self.reference).astype(np.uint8)
+        self.moving = self.moving & ~cells
 
     def _allowed(self, t_s: float, refresh: bool) -> bool:
         while self.looks and self.looks[0] <= t_s - 60.0:

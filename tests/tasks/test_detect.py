@@ -16,7 +16,7 @@ from tasks.detectors.motion import MotionConfig, MotionDetector
 from tasks.detectors.ocr import OcrConfig
 from tasks.detectors.registry import DETECTOR_CONFIG, configs_for, create
 from tasks.detectors.yolo import YoloConfig, YoloDetector
-from tasks.sample import SampledFrames, SampleConfig, sample_video
+from tasks.sample import SampleConfig, SampledFrames, sample_video
 from tasks.text_tracks import explained_by_text
 from tasks.track import track_table
 from tests.fixtures.onnx_models import build_colour_detector
