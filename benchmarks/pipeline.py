@@ -1,13 +1,15 @@
 """The whole process-video flow against a plain decode of the same file, in the same run.
 
-    .venv/bin/python benchmarks/pipeline.py [--seconds 60] [--fresh]
+    .venv/bin/python benchmarks/pipeline.py [--seconds 60] [--fresh] [--detector motion]
 
 A synthetic 720p clip with sensor-like noise at about 2 Mbit/s is generated (and cached under
 benchmarks/.cache). Then, in this one process and back to back:
   1. plain decode: PyAV decodes every frame, converting none (the floor any pipeline pays);
   2. the flow: `process_video` in-process under a temporary Prefect server, after a warm-up run
      on a tiny clip so that Prefect's cold start is not counted.
-It prints both times, their ratio (target: flow <= 2x decode), the x-realtime of the flow, and
+The flow runs with ``--detector`` (default ``motion``: the decode-bound pipeline; OCR and YOLO
+are measured by benchmarks/detectors.py). It prints both times, their ratio (target for motion:
+flow <= 2x decode), the x-realtime of the flow, and
 the peak memory the flow added over the process's baseline, for the clip and for a clip half as
 long (flat memory means the two are about equal: frames are streamed, never held).
 """
@@ -84,8 +86,11 @@ class PeakMemory:
         return (self.peak - self.baseline) / 2**20
 
 
-def run_flow(data_dir: Path, path: Path) -> tuple[float, dict[str, float]]:
-    """Process ``path`` with the flow; returns its wall time and the stages of its cost.json."""
+def run_flow(
+    data_dir: Path, path: Path, options: dict[str, Any] | None = None
+) -> tuple[float, dict[str, Any]]:
+    """Process ``path`` with the flow (execute ``options``); returns its wall time and its
+    cost.json."""
     from flows.process_video import ProcessVideoParams, process_video
     from storage.catalog import Catalog
     from storage.runs import RunStore
@@ -101,31 +106,40 @@ def run_flow(data_dir: Path, path: Path) -> tuple[float, dict[str, float]]:
     videos.complete_upload(
         tenant.tenant_id, video.video_id, path=str(path), sha256=digest, size=path.stat().st_size
     )
-    run = RunStore(catalog).create(tenant.tenant_id, video.video_id, {})
+    run = RunStore(catalog).create(tenant.tenant_id, video.video_id, options or {})
     started = time.perf_counter()
     published = process_video(ProcessVideoParams(run_id=run.run_id))
     elapsed = time.perf_counter() - started
     assert RunStore(catalog).get(run.run_id).state == "succeeded"
-    cost = json.loads((Path(published) / "cost.json").read_text())
-    return elapsed, cost["stages"]
+    cost: dict[str, Any] = json.loads((Path(published) / "cost.json").read_text())
+    return elapsed, cost
 
 
-def child(path: Path, tiny: Path) -> None:
+def child(path: Path, tiny: Path, options: dict[str, Any]) -> None:
     """One measurement in a fresh process: warm up Prefect, then run the flow on ``path``."""
     from prefect.testing.utilities import prefect_test_harness
 
     with tempfile.TemporaryDirectory() as tmp, prefect_test_harness(server_startup_timeout=120):
         os.environ["VES_DATA_DIR"] = tmp
-        run_flow(Path(tmp), tiny)  # Prefect's first flow in a process pays its start-up
+        run_flow(Path(tmp), tiny, options)  # the first flow in a process pays the start-ups
         with PeakMemory() as memory:
-            flow_s, stages = run_flow(Path(tmp), path)
-    print(json.dumps({"flow_s": flow_s, "stages": stages, "added_mib": memory.added_mib}))
+            flow_s, cost = run_flow(Path(tmp), path, options)
+    print(json.dumps({"flow_s": flow_s, "cost": cost, "added_mib": memory.added_mib}))
 
 
-def measure_in_child(path: Path, tiny: Path) -> dict[str, Any]:
+def measure_in_child(
+    path: Path,
+    tiny: Path,
+    options: dict[str, Any] | None = None,
+    models_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Run the flow on ``path`` in a fresh process; its wall time, cost.json and peak memory."""
     env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"}
+    if models_dir is not None:
+        env["VES_MODELS_DIR"] = str(models_dir)
+    chosen = json.dumps(options or {"detector": "motion"})
     done = subprocess.run(
-        [sys.executable, __file__, "--child", str(path), str(tiny)],
+        [sys.executable, __file__, "--child", str(path), str(tiny), chosen],
         env=env,
         capture_output=True,
         text=True,
@@ -140,10 +154,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--fresh", action="store_true", help="regenerate the clips")
-    parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--detector", default="motion", help="detector mode of the flow")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(*args.child)
+        child(Path(args.child[0]), Path(args.child[1]), json.loads(args.child[2]))
         return
     long_clip, short_clip, tiny = (
         clip(args.seconds, args.fresh),
@@ -151,8 +166,9 @@ def main() -> None:
         clip(2, args.fresh),
     )
     decode_s, frames = plain_decode(long_clip)
-    long_run = measure_in_child(long_clip, tiny)
-    short_run = measure_in_child(short_clip, tiny)
+    options = {"detector": args.detector}
+    long_run = measure_in_child(long_clip, tiny, options)
+    short_run = measure_in_child(short_clip, tiny, options)
     decode_s = min(decode_s, plain_decode(long_clip)[0])  # the quieter of two baselines
     report(args.seconds, long_clip, frames, decode_s, long_run, short_run)
 
@@ -170,10 +186,11 @@ def report(
     fps, ratio = frames / decode_s, flow_s / decode_s
     print(f"clip: 1280x720 30 fps, {seconds} s, {mbit:.2f} Mbit/s, {frames} frames")
     print(f"plain decode (all frames, no conversion): {decode_s:6.2f} s  ({fps:.0f} fps)")
-    print(f"process-video flow (8 stages, publish):   {flow_s:6.2f} s")
+    mode = long_run["cost"]["detector_mode"]
+    print(f"process-video flow ({mode}, publish):{' ' * max(0, 13 - len(mode))}{flow_s:6.2f} s")
     print(f"ratio flow / plain decode:                {ratio:6.2f}  (target <= 2.00)")
     print(f"flow speed:                               {seconds / flow_s:6.1f} x realtime")
-    stages = ", ".join(f"{k} {v:.2f}" for k, v in long_run["stages"].items())
+    stages = ", ".join(f"{k} {v:.2f}" for k, v in long_run["cost"]["stages"].items())
     print(f"stages (s): {stages}")
     grow = long_run["added_mib"] / max(short_run["added_mib"], 1.0)
     print(
