@@ -35,7 +35,7 @@ typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
 bench: $(VENV)/.installed-test
-	@set -e; for script in benchmarks/*.py; do \
+	@set -e; for script in benchmarks/[!_]*.py; do \
 		echo "== $$script"; $(BIN)/python $$script; \
 	done
 

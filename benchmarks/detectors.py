@@ -10,7 +10,7 @@ floor every run pays):
     1080p is also measured at 1280 px wide, the size the sample stage keeps (VES_OCR_WIDTH);
   - yolo: the plugin on one 480 px thumbnail (letterbox, onnxruntime, decoding, NMS), with the
     model given by --yolo-model, else a YOLOv8n-sized network with random weights (about 8
-    GFLOPs, see benchmarks/models.py): the cost depends on the size, not on the weights.
+    GFLOPs, see benchmarks/_yolo_sized.py): the cost depends on the size, not on the weights.
 Part 2, the process-video flow on the same 60 s 720p clip as benchmarks/pipeline.py, in fresh
 processes, with `motion`, `motion+ocr` and `yolo+ocr`: x realtime and ratio to the plain decode of
 the clip measured in this run.
@@ -32,7 +32,7 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import build_yolo_sized
+from _yolo_sized import build_yolo_sized
 from pipeline import CACHE, clip, measure_in_child, plain_decode
 
 from tasks.detections import Detections

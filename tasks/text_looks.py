@@ -9,8 +9,8 @@ OCR looks at few frames, chosen while the video is decoded (full-size pixels exi
 * a frame where part of the picture CHANGED since the last look and has SETTLED (the same for
   the last ``settle_s``): new text (a sign put up, a caption, a screen that changed) appears and
   then stays; a person walking by changes the picture but never settles, and the places they
-  left return to what the last look saw (where the last look saw them pass, what settles there
-  becomes the reference without a look). An object that stops (a dwell) triggers one look;
+  left return to what the last look saw (or, where it saw them pass, to what they passed in
+  front of). An object that stops (a dwell) triggers one look;
 * never two looks closer than ``min_gap_s`` (refreshes excepted), and at most
   ``max_per_minute`` in any minute (a sliding window), refreshes included. A look that the
   budget defers happens as soon as it allows, if the change is still there.
@@ -73,7 +73,8 @@ class LookPlanner:
     def __init__(self, config: LookConfig = LookConfig()) -> None:
         self.config = config
         self.reference: Glance | None = None  # the glance of the last look
-        self.moving = np.zeros((0, 0), dtype=np.bool_)  # its cells where something was passing
+        self.still: Glance | None = None  # each cell as it last stood still for ``settle_s``
+        self.behind: Glance | None = None  # ``still`` at the last look: what passers-by hid
         self.recent: deque[tuple[float, Glance]] = deque()  # the last ``settle_s`` of glances
         self.looks: deque[float] = deque()  # times of the looks of the last minute
 
@@ -86,12 +87,12 @@ class LookPlanner:
         if refresh:
             self.recent.clear()
             self.recent.append((t_s, glance))
+            self.still = glance  # no history: nothing is known to be passing
         elif not self._new_and_settled(glance, before):
             return False
         if not self._allowed(t_s, refresh):
             return False
-        self.reference = glance
-        self.moving = self._moving(glance, None if refresh else before)
+        self.reference, self.behind = glance, self.still
         self.looks.append(t_s)
         return True
 
@@ -104,32 +105,24 @@ class LookPlanner:
         return self.recent[0][1]
 
     def _new_and_settled(self, glance: Glance, previous: Glance | None) -> bool:
-        if previous is None or self.reference is None or previous.shape != glance.shape:
+        """Whether a cell settled on something neither the last look nor its passers-by hid.
+
+        Where the last look saw someone pass, the place they leave returns to what they hid,
+        not to what the look saw: compared with the look alone, it would call a look that sees
+        them further on, and so on while they are in view.
+        """
+        if previous is None or previous.shape != glance.shape:
+            return False
+        if self.reference is None or self.behind is None or self.still is None:
             return False
         cfg = self.config
-        changed = cell_differences(glance, self.reference, cfg.cell) > cfg.changed_level
         settled = cell_differences(glance, previous, cfg.cell) < cfg.settled_level
-        new = changed & settled & ~self.moving
-        self._heal(glance, settled & self.moving)
-        return bool(new.any())
-
-    def _moving(self, glance: Glance, previous: Glance | None) -> npt.NDArray[np.bool_]:
-        """The cells of a look still changing (none known after a refresh: no history)."""
-        previous = glance if previous is None or previous.shape != glance.shape else previous
-        return cell_differences(glance, previous, self.config.cell) >= self.config.settled_level
-
-    def _heal(self, glance: Glance, cells: npt.NDArray[np.bool_]) -> None:
-        """Take ``cells`` of ``glance`` into the reference: they settled where the look saw motion.
-
-        What settles where someone was passing is what the look would have seen without them. As
-        a change it would call a look that sees them further on, and so on while they are in view.
-        """
-        if self.reference is None or not cells.any():
-            return
-        pixels = cells.repeat(self.config.cell, axis=0).repeat(self.config.cell, axis=1)
-        pixels = pixels[: glance.shape[0], : glance.shape[1]]
-        self.reference = np.where(pixels, glance, self.reference).astype(np.uint8)
-        self.moving = self.moving & ~cells
+        pixels = settled.repeat(cfg.cell, axis=0).repeat(cfg.cell, axis=1)
+        self.still = np.where(pixels[: glance.shape[0], : glance.shape[1]], glance, self.still)
+        changed = (cell_differences(glance, self.reference, cfg.cell) > cfg.changed_level) & (
+            cell_differences(glance, self.behind, cfg.cell) > cfg.changed_level
+        )
+        return bool((changed & settled).any())
 
     def _allowed(self, t_s: float, refresh: bool) -> bool:
         while self.looks and self.looks[0] <= t_s - 60.0:

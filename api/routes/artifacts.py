@@ -143,9 +143,45 @@ def evidence_view(
 @router.get(
     "/api/product/videos/{video_id}/cost",
     summary="Cost report (cost.json)",
-    description="Detector mode, fallback, duration, processed seconds, compute per stage, frames, "
-    "retention and cost of the newest succeeded run.",
-    responses=_ARTIFACT_ERRORS,
+    description=(
+        "The newest succeeded run's `cost.json`: `detector_mode` (what ran, e.g. `motion+ocr`; "
+        "after a fallback, what the run fell back to), `fallback {used, reason}`, `detectors` "
+        "(per plugin: frames it looked at, boxes, seconds), duration, processed seconds, compute "
+        "per stage, frames decoded/sampled/analysed, retention and cost."
+    ),
+    responses={
+        200: {
+            "content": {
+                "application/json": {
+                    "example": {
+                        "video_id": "vid_01m7zbsdnaq33qybzby9qpkjxt",
+                        "run_id": "run_01m7zbsdnepf3bap3vrzhkr8he",
+                        "detector_mode": "motion",
+                        "fallback": {
+                            "used": True,
+                            "reason": "yolo: yolo model models/absent.onnx does not exist",
+                        },
+                        "detectors": {
+                            "motion": {"frames": 100, "boxes": 148, "seconds": 0.3},
+                        },
+                        "duration_s": 20.0,
+                        "processed_s": 20.0,
+                        "truncated": False,
+                        "stages": {"decode": 0.01, "sample": 0.4, "detect": 0.3},
+                        "frames": {"decoded": 200, "sampled": 100, "analysed": 100},
+                        "retention": {"days": 7, "expires_at": "2026-11-28T10:00:00Z"},
+                        "cost": {
+                            "units": 0.3333,
+                            "unit": "video_minute",
+                            "amount": 0.0,
+                            "currency": "USD",
+                        },
+                    }
+                }
+            }
+        },
+        **_ARTIFACT_ERRORS,
+    },
 )
 def cost(
     video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep

@@ -26,6 +26,7 @@ API_MD_CODES = {
     "source_invalid": 422,
     "source_truncated": 422,
     "limit_exceeded": 422,  # beyond API.md's list: a route called with the wrong method
+    "detector_unavailable": 422,  # never fails a run: the reason of a detector fallback
 }
 
 
