@@ -105,11 +105,12 @@ class LookPlanner:
         return self.recent[0][1]
 
     def _new_and_settled(self, glance: Glance, previous: Glance | None) -> bool:
-        """Whether a cell settled on something neither the last look nor its passers-by hid.
+        """Whether a cell has settled on something new since the last look (keeps ``still``).
 
-        Where the last look saw someone pass, the place they leave returns to what they hid,
-        not to what the look saw: compared with the look alone, it would call a look that sees
-        them further on, and so on while they are in view.
+        New is unlike what the look saw AND unlike ``behind`` (the same, except where the look
+        saw something pass): the places a passer-by leaves return to what they hid, not to what
+        the look saw. Compared with the look alone, they would call a look that sees the
+        passer-by further on, and so on while they are in view.
         """
         if previous is None or previous.shape != glance.shape:
             return False
