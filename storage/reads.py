@@ -40,6 +40,19 @@ class ArtifactReader:
         rows: list[dict[str, Any]] = table.to_pylist()
         return rows
 
+    def span_times(self, run_dir: Path) -> list[dict[str, Any]]:
+        """Every evidence span's id and time (without its frames and notes)."""
+        cursor = self._cursor()
+        try:
+            table = cursor.sql(
+                "SELECT evidence_id, start_s, end_s FROM read_parquet($path)",
+                params={"path": str(run_dir / "evidence.parquet")},
+            ).to_arrow_table()
+        finally:
+            cursor.close()
+        rows: list[dict[str, Any]] = table.to_pylist()
+        return rows
+
     def document(self, run_dir: Path, name: str) -> dict[str, Any]:
         """A JSON document of the run (``cost.json``, ``manifest.json``)."""
         if name not in {COST, MANIFEST}:

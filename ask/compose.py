@@ -1,0 +1,346 @@
+"""From an intent and a run's world to claims, each carrying the evidence it states.
+
+Every function here returns claims (possibly none). A claim's sentence states only times, counts
+and durations it also lists in its fields, and cites the spans they come from, so the guardrail
+can check it mechanically. No claims means no evidence: the engine then refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ask.intent import Intent
+from ask.types import Citation, Claim, fmt_time
+from ask.world import TEXT, Event, RunWorld, Thing
+
+MAX_LISTED = 12  # items named one by one; the rest are counted (and still cited)
+
+
+def _cap(text: str) -> str:
+    """The first letter upper case (``str.capitalize`` would lower the rest: quoted text, ids)."""
+    return text[:1].upper() + text[1:]
+
+
+def _in_window(start: float, end: float, window: tuple[float, float] | None) -> bool:
+    return window is None or (end >= window[0] and start <= window[1])
+
+
+def describe(thing: Thing) -> str:
+    """How an answer names an object: its class (or "a moving object") and its id."""
+    if thing.cls == TEXT:
+        return f'the text "{thing.text}"'
+    kind = "a moving object" if thing.cls == "motion" else f"a {thing.cls}"
+    return f"{kind} ({thing.object_id})"
+
+
+def things_for(world: RunWorld, intent: Intent) -> list[Thing]:
+    """The objects the question is about, in order of appearance."""
+    pool = world.texts if intent.subject == TEXT else world.physical
+    if intent.subject not in {"object", TEXT, "scene_change"}:
+        pool = [t for t in pool if t.cls == intent.subject]
+    if intent.zone:
+        pool = [t for t in pool if intent.zone in t.zones]
+    if intent.quoted and intent.subject == TEXT:
+        wanted = "".join(intent.quoted.split()).casefold()
+        pool = [t for t in pool if wanted in "".join((t.text or "").split()).casefold()]
+    return [t for t in pool if _in_window(t.first_s, t.last_s, intent.window)]
+
+
+def events_for(world: RunWorld, intent: Intent, kinds: Sequence[str]) -> list[Event]:
+    """The events of ``kinds`` the question is about (zone, window and subject class)."""
+    chosen = []
+    for event in world.events:
+        if event.type not in kinds or not _in_window(
+            event.t_s, event.end_s or event.t_s, intent.window
+        ):
+            continue
+        if intent.zone and event.zone != intent.zone:
+            continue
+        thing = world.by_id.get(event.object_id or "")
+        if intent.subject not in {"object", TEXT, "scene_change"} and (
+            thing is None or thing.cls != intent.subject
+        ):
+            continue
+        chosen.append(event)
+    return chosen
+
+
+def _list(items: Sequence[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _event_kinds(intent: Intent) -> tuple[str, ...]:
+    if intent.subject == "scene_change":
+        return ("scene_change",)
+    if intent.subject == TEXT:
+        return ("text_seen",)
+    return (intent.action or "appear",)
+
+
+_VERB = {
+    "appear": "appeared",
+    "disappear": "disappeared",
+    "enter_zone": "entered zone {zone}",
+    "exit_zone": "left zone {zone}",
+    "dwell": "stayed still",
+    "scene_change": "the scene changed",
+    "text_seen": "was seen",
+}
+
+
+def _verb(event: Event) -> str:
+    return _VERB.get(event.type, event.type.replace("_", " ")).format(zone=event.zone or "")
+
+
+def _event_claims(world: RunWorld, events: Sequence[Event], head: str) -> list[Claim]:
+    """One counting claim over ``events`` and one claim per listed event."""
+    cites = tuple(world.cite(e.evidence_id) for e in events)
+    claims = [
+        Claim(f"{head.format(n=len(events))}.", cites, counts=(len(events),), counted=len(events))
+    ]
+    for event in events[:MAX_LISTED]:
+        claims.append(_event_claim(world, event))
+    return claims
+
+
+def _event_claim(world: RunWorld, event: Event) -> Claim:
+    thing = world.by_id.get(event.object_id or "")
+    who = describe(thing) if thing else "the scene"
+    when = fmt_time(event.t_s)
+    if event.type == "scene_change":
+        return Claim(
+            f"The scene changed at {when}.", (world.cite(event.evidence_id),), times=(event.t_s,)
+        )
+    if event.end_s is not None:
+        span = f"from {when} to {fmt_time(event.end_s)}"
+        text = f"{_cap(who)} {_verb(event)} {span}"
+        text += f" in zone {event.zone}." if event.type == "dwell" and event.zone else "."
+        return Claim(text, (world.cite(event.evidence_id),), times=(event.t_s, event.end_s))
+    return Claim(
+        f"{_cap(who)} {_verb(event)} at {when}.",
+        (world.cite(event.evidence_id),),
+        times=(event.t_s,),
+    )
+
+
+def _thing_claim(world: RunWorld, thing: Thing) -> Claim:
+    verb = "was seen" if thing.cls == TEXT else "was in view"
+    span = f"from {fmt_time(thing.first_s)} to {fmt_time(thing.last_s)}"
+    text = f"{_cap(describe(thing))} {verb} {span}."
+    return Claim(text, (world.cite(thing.evidence_id),), times=(thing.first_s, thing.last_s))
+
+
+def _noun(intent: Intent, n: int) -> str:
+    if intent.subject == TEXT:
+        return "text" if n == 1 else "texts"
+    if intent.subject not in {"object", "scene_change"}:
+        return intent.subject if n == 1 else f"{intent.subject}s"
+    return "object" if n == 1 else "objects"
+
+
+def count(world: RunWorld, intent: Intent) -> list[Claim]:
+    if intent.subject == "scene_change":
+        cuts = events_for(world, intent, ("scene_change",))
+        times = "The scene changed {n} time" + ("" if len(cuts) == 1 else "s")
+        return _event_claims(world, cuts, times) if cuts else []
+    if intent.action in {"dwell", "enter_zone", "exit_zone", "disappear"}:
+        events = events_for(world, intent, (intent.action,))
+        verb = _VERB[intent.action].format(zone=intent.zone or "a zone")
+        return _event_claims(world, events, f"{{n}} times an object {verb}") if events else []
+    things = things_for(world, intent)
+    if not things:
+        return []
+    cites = tuple(world.cite(t.evidence_id) for t in things)
+    verb = "were read" if intent.subject == TEXT else "appeared"
+    where = f" in zone {intent.zone}" if intent.zone else ""
+    n = len(things)
+    head = Claim(f"{n} {_noun(intent, n)} {verb}{where}.", cites, counts=(n,), counted=n)
+    return [head, *(_thing_claim(world, t) for t in things[:MAX_LISTED])]
+
+
+def _firsts(world: RunWorld, intent: Intent) -> list[tuple[float, Claim]]:
+    """(time, claim) of everything matching the question, to pick the first or last from."""
+    kinds = _event_kinds(intent)
+    if kinds == ("appear",) and intent.subject != "scene_change":
+        return [
+            (t.first_s, _thing_claim_at(world, t, "appeared", t.first_s))
+            for t in things_for(world, intent)
+        ]
+    if kinds == ("disappear",):
+        return [
+            (t.last_s, _thing_claim_at(world, t, "was last seen", t.last_s))
+            for t in things_for(world, intent)
+        ]
+    return [(e.t_s, _event_claim(world, e)) for e in events_for(world, intent, kinds)]
+
+
+def _thing_claim_at(world: RunWorld, thing: Thing, verb: str, t: float) -> Claim:
+    return Claim(
+        f"{_cap(describe(thing))} {verb} at {fmt_time(t)}.",
+        (world.cite(thing.evidence_id),),
+        times=(t,),
+    )
+
+
+def first(world: RunWorld, intent: Intent) -> list[Claim]:
+    found = sorted(_firsts(world, intent), key=lambda tc: tc[0])
+    return [_prefixed("First: ", found[0][1])] if found else []
+
+
+def last(world: RunWorld, intent: Intent) -> list[Claim]:
+    found = sorted(_firsts(world, intent), key=lambda tc: tc[0])
+    return [_prefixed("Last: ", found[-1][1])] if found else []
+
+
+def _prefixed(prefix: str, claim: Claim) -> Claim:
+    text = prefix + claim.text[0].lower() + claim.text[1:]
+    return Claim(text, claim.citations, claim.times, claim.counts, claim.counted, claim.durations)
+
+
+def when(world: RunWorld, intent: Intent) -> list[Claim]:
+    if intent.subject == TEXT:
+        return [_thing_claim(world, t) for t in things_for(world, intent)[:MAX_LISTED]]
+    found = sorted(_firsts(world, intent), key=lambda tc: tc[0])
+    if len(found) > MAX_LISTED:
+        rest = found[MAX_LISTED:]
+        cites = tuple(c for _, claim in rest for c in claim.citations)
+        more = Claim(
+            f"And {len(rest)} more after that.", cites, counts=(len(rest),), counted=len(rest)
+        )
+        return [claim for _, claim in found[:MAX_LISTED]] + [more]
+    return [claim for _, claim in found]
+
+
+def duration(world: RunWorld, intent: Intent) -> list[Claim]:
+    if intent.action == "dwell":
+        events = [e for e in events_for(world, intent, ("dwell",)) if e.end_s is not None]
+        return [
+            _lasting(
+                world,
+                e.evidence_id,
+                describe(world.by_id[e.object_id]) if e.object_id in world.by_id else "an object",
+                "stayed still",
+                e.t_s,
+                e.end_s or e.t_s,
+            )
+            for e in events[:MAX_LISTED]
+        ]
+    things = things_for(world, intent)
+    verb = "was visible" if intent.subject == TEXT else "was in view"
+    return [
+        _lasting(world, t.evidence_id, describe(t), verb, t.first_s, t.last_s)
+        for t in things[:MAX_LISTED]
+    ]
+
+
+def _lasting(
+    world: RunWorld, evidence_id: str, who: str, verb: str, start: float, end: float
+) -> Claim:
+    length = end - start
+    text = f"{_cap(who)} {verb} for {length:.1f} s, from {fmt_time(start)} to {fmt_time(end)}."
+    return Claim(text, (world.cite(evidence_id),), times=(start, end), durations=(length,))
+
+
+def zone(world: RunWorld, intent: Intent) -> list[Claim]:
+    if intent.action == "dwell":
+        events = [e for e in events_for(world, intent, ("dwell",)) if e.zone]
+        return [_event_claim(world, e) for e in events[:MAX_LISTED]]
+    if intent.action in {"enter_zone", "exit_zone"}:
+        return [
+            _event_claim(world, e) for e in events_for(world, intent, (intent.action,))[:MAX_LISTED]
+        ]
+    things = [t for t in things_for(world, intent) if t.zones]
+    return [
+        Claim(
+            f"{_cap(describe(t))} was in zone{'s' if len(t.zones) > 1 else ''} "
+            f"{_list(list(t.zones))} (in view from {fmt_time(t.first_s)} to "
+            f"{fmt_time(t.last_s)}).",
+            (world.cite(t.evidence_id),),
+            times=(t.first_s, t.last_s),
+        )
+        for t in things[:MAX_LISTED]
+    ]
+
+
+def texts(world: RunWorld, intent: Intent) -> list[Claim]:
+    return [_thing_claim(world, t) for t in things_for(world, _as_text(intent))[:MAX_LISTED]]
+
+
+def _as_text(intent: Intent) -> Intent:
+    return Intent(intent.kind, TEXT, intent.action, intent.zone, intent.window, intent.quoted)
+
+
+def exists(world: RunWorld, intent: Intent) -> list[Claim]:
+    if intent.subject == "scene_change" or intent.action in {"dwell", "enter_zone", "exit_zone"}:
+        kinds = _event_kinds(intent)
+        events = events_for(world, intent, kinds)
+        return [
+            _yes(_event_claim(world, e)) if i == 0 else _event_claim(world, e)
+            for i, e in enumerate(events[:MAX_LISTED])
+        ]
+    things = things_for(world, intent)
+    return [
+        _yes(_thing_claim(world, t)) if i == 0 else _thing_claim(world, t)
+        for i, t in enumerate(things[:MAX_LISTED])
+    ]
+
+
+def _yes(claim: Claim) -> Claim:
+    return _prefixed("Yes: ", claim)
+
+
+def between(world: RunWorld, intent: Intent) -> list[Claim]:
+    kinds = ("appear", "disappear", "enter_zone", "exit_zone", "dwell", "text_seen", "scene_change")
+    events = [
+        e
+        for e in world.events
+        if e.type in kinds and _in_window(e.t_s, e.end_s or e.t_s, intent.window)
+    ]
+    claims = [_event_claim(world, e) for e in events[:MAX_LISTED]]
+    if len(events) > MAX_LISTED:
+        rest = events[MAX_LISTED:]
+        cites = tuple(world.cite(e.evidence_id) for e in rest)
+        claims.append(
+            Claim(f"And {len(rest)} more events.", cites, counts=(len(rest),), counted=len(rest))
+        )
+    return claims
+
+
+def change(world: RunWorld, intent: Intent) -> list[Claim]:
+    claims = []
+    for cut in events_for(
+        world, Intent("change", "scene_change", window=intent.window), ("scene_change",)
+    ):
+        claims.append(_event_claim(world, cut))
+        near = Intent("between", window=(cut.t_s - 1.0, cut.t_s + 1.0))
+        for event in events_for(world, near, ("appear", "disappear", "text_seen")):
+            if abs(event.t_s - cut.t_s) <= 1.0:
+                claims.append(_event_claim(world, event))
+    return claims
+
+
+def listing(world: RunWorld, intent: Intent) -> list[Claim]:
+    return count(world, intent)
+
+
+COMPOSERS: dict[str, Callable[[RunWorld, Intent], list[Claim]]] = {
+    "count": count,
+    "first": first,
+    "last": last,
+    "when": when,
+    "duration": duration,
+    "zone": zone,
+    "text": texts,
+    "exists": exists,
+    "between": between,
+    "change": change,
+    "list": listing,
+}
+
+
+def cites_of(claims: Sequence[Claim]) -> tuple[Citation, ...]:
+    """Every span the claims cite, once each, in time order."""
+    unique = {c.evidence_id: c for claim in claims for c in claim.citations}
+    return tuple(sorted(unique.values(), key=lambda c: (c.start_s, c.evidence_id)))

@@ -1,0 +1,118 @@
+"""Answering one question about one run: read it, gather claims, check them, say them.
+
+No evidence, no claim: a question about something the run's detectors cannot see, about nothing
+in the video, or whose claims all fail the guardrail gets ``grounded: false`` with a
+``refusal_reason`` and makes no claim; an answer that finds nothing says what was examined.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Protocol
+
+from ask.compose import COMPOSERS, cites_of
+from ask.guardrail import passing
+from ask.intent import Intent, parse_question
+from ask.types import Answer, Claim
+from ask.world import RunWorld
+
+log = logging.getLogger(__name__)
+
+HINT = (
+    "Try: how many objects appeared, when did the first object appear, what text is visible, "
+    "how long did an object stay still, what happened between 0:05 and 0:10."
+)
+
+
+class Phraser(Protocol):
+    """Rewords checked claims (a language model); returns None when it cannot."""
+
+    def phrase(self, question: str, claims: Sequence[Claim]) -> Answer | None: ...
+
+
+def capabilities(mode: str) -> str:
+    """What a detector mode can see, in words."""
+    parts = mode.split("+")
+    seen = ["things that move" if "motion" in parts else "the classes of its YOLO model"]
+    if "yolo" in parts:
+        seen = ["the classes of its YOLO model and where they move"]
+    if "ocr" in parts:
+        seen.append("text shown in the video")
+    return " and ".join(seen)
+
+
+def refuse(question: str, reason: str, answer: str, intent: str = "unknown") -> Answer:
+    return Answer(question, answer, False, 0.0, (), reason, intent=intent)
+
+
+def _refusal_for(world: RunWorld, question: str, intent: Intent) -> Answer | None:
+    mode = world.coverage.detector_mode
+    if intent.kind == "off_topic":
+        return refuse(
+            question,
+            "off_topic",
+            f"That is not a question about this video. I answer only from what this run "
+            f"detected: {capabilities(mode)}. {HINT}",
+            intent.kind,
+        )
+    if intent.kind == "unsupported":
+        return refuse(
+            question,
+            "outside_detectors",
+            f"This run's detectors ({mode}) cannot tell {intent.unsupported}; they see "
+            f"{capabilities(mode)}, so I make no claim about it.",
+            intent.kind,
+        )
+    if (intent.subject == "text" or intent.kind == "text") and not world.reads_text():
+        return refuse(
+            question,
+            "outside_detectors",
+            f"This run did not read text (detectors: {mode}); execute the video with the "
+            "detector motion+ocr to ask about text.",
+            intent.kind,
+        )
+    if intent.kind == "unknown":
+        return refuse(question, "not_understood", f"I could not tell what you ask. {HINT}")
+    return None
+
+
+def _confidence(world: RunWorld, claims: Sequence[Claim]) -> float:
+    values = [world.confidence.get(c.evidence_id, 0.5) for claim in claims for c in claim.citations]
+    return min(0.95, sum(values) / len(values)) if values else 0.0
+
+
+def answer_question(world: RunWorld, question: str, phraser: Phraser | None = None) -> Answer:
+    """The answer to ``question`` from ``world``, every claim checked by the guardrail."""
+    intent = parse_question(question, world.classes_known, world.zones)
+    refusal = _refusal_for(world, question, intent)
+    if refusal is not None:
+        return refusal
+    kept, problems = passing(COMPOSERS[intent.kind](world, intent), world.spans)
+    if problems:
+        log.warning("guardrail dropped claims for %r: %s", question, "; ".join(problems))
+    if not kept:
+        return refuse(
+            question,
+            "no_evidence",
+            f"No evidence of that in this run, so I make no claim. {world.coverage.sentence()}",
+            intent.kind,
+        )
+    caveat = ""
+    if intent.people and "person" not in world.classes_known:
+        caveat = " (Motion detection does not tell people from other moving things.)"
+    deterministic = Answer(
+        question,
+        " ".join(c.text for c in kept) + caveat,
+        True,
+        _confidence(world, kept),
+        cites_of(kept),
+        None,
+        tuple(kept),
+        intent.kind,
+    )
+    if phraser is not None:
+        phrased = phraser.phrase(question, kept)
+        if phrased is not None:
+            return phrased
+    return deterministic

@@ -1,0 +1,414 @@
+"""Reading a question: what it asks (its intent) and about what (its slots).
+
+Rules, not a model: a handful of question shapes a video's world state can answer, synonyms for
+the words people use, and times written as seconds (``5 s``, ``5.5 seconds``) or ``mm:ss``.
+Anything about things the detectors cannot name (a helicopter when the run ran motion, a colour,
+a voice) is marked unsupported, and anything not about the video at all is marked off topic, so
+the engine can refuse instead of guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+def _either(*patterns: str) -> str:
+    """One pattern matching any of ``patterns`` as whole words."""
+    return "|".join(rf"\b{p}\b" for p in patterns)
+
+
+def _words(*patterns: str) -> str:
+    """One pattern matching any of ``patterns`` between word boundaries."""
+    return rf"\b(?:{'|'.join(patterns)})\b"
+
+
+# Question shapes, tried in order; the first that matches decides the intent.
+_SHAPES: tuple[tuple[str, str], ...] = (
+    ("duration", r"\bhow long\b|\bfor how much time\b|\bduration\b"),
+    ("count", r"\bhow many\b|\bnumber of\b|\bcount\b"),
+    (
+        "text",
+        _either(
+            r"what (?:text|words?)",
+            r"what does (?:the|a|that|this) \w+ say",
+            r"what(?:'s| is| was) written",
+            r"read (?:the|any)",
+            r"which (?:signs?|texts?)",
+            r"what (?:do|did) the signs? say",
+            r"what signs?",
+            r"what is (?:on|shown on) the (?:sign|screen)",
+        ),
+    ),
+    ("zone", r"\bwhich (?:zones?|area|part|side)\b|\bwhere\b|\bin what (?:zone|area)\b"),
+    ("first", r"\bfirst\b|\bearliest\b"),
+    ("last", r"\blast\b|\blatest\b|\bfinal\b"),
+    (
+        "change",
+        r"\bwhat (?:changed|changes|happened) (?:at|during|in) the (?:scene )?(?:change|cut)\b",
+    ),
+    (
+        "between",
+        r"\bwhat (?:happened|happens|went on|is going on|was going on)\b|\bdescribe\b|\bsummar",
+    ),
+    ("when", r"\bwhen\b|\bwhat time\b|\bat what (?:point|moment|second)\b|\btimestamp\b"),
+    (
+        "exists",
+        r"^(?:is|are|was|were|did|does|do|has|have|can you see|could you see)\b|\bany\b|\bever\b",
+    ),
+    ("list", r"\bwhat (?:objects|things)\b|\bwhich (?:objects|things)\b|\blist\b"),
+)
+
+_ACTIONS: tuple[tuple[str, str], ...] = (
+    (
+        "dwell",
+        _words(
+            *[
+                r"dwell\w*",
+                r"linger\w*",
+                r"loiter\w*",
+                r"stay\w*",
+                r"stood",
+                r"stand\w*",
+                r"stop\w*",
+                r"wait\w*",
+            ],
+            *[r"pause\w*", r"still", r"idle"],
+        ),
+    ),
+    (
+        "enter_zone",
+        r"\b(?:enter\w*|go(?:es)? into|went into|walk\w* into|come into|came into|move\w* into)\b",
+    ),
+    (
+        "exit_zone",
+        r"\b(?:exit\w*|leave|leaves|left (?:the )?(?:zone|area)|go(?:es)? out|went out)\b",
+    ),
+    (
+        "disappear",
+        _words(
+            r"disappear\w*",
+            r"vanish\w*",
+            "gone",
+            "go away",
+            "went away",
+            r"leave the (?:video|frame|scene)",
+            r"left the (?:video|frame|scene|picture)",
+            r"out of (?:view|sight)",
+        ),
+    ),
+    (
+        "appear",
+        _words(
+            r"appear\w*",
+            r"show(?:s|ed|n)? up",
+            r"arriv\w*",
+            r"enter\w* the (?:video|frame|scene|picture)",
+            r"c[oa]me into view",
+            *["seen", "visible", "present", "there"],
+        ),
+    ),
+)
+
+_SCENE = _words(
+    r"scene (?:change|cut)s?",
+    r"cuts?",
+    r"scene changes?",
+    r"shot changes?",
+    r"camera (?:change|switch)\w*",
+    r"the scene change\w*",
+)
+_TEXT = _words(
+    *[
+        "text",
+        "texts",
+        "sign",
+        "signs",
+        "signage",
+        "caption",
+        "captions",
+        "writing",
+        "written",
+        "words?",
+        "label",
+        "labels",
+    ],
+    *["banner", "screen"],
+)
+_PEOPLE_WORDS = (
+    *[
+        "someone",
+        "somebody",
+        "anyone",
+        "anybody",
+        "people",
+        "persons?",
+        "person",
+        "man",
+        "men",
+        "woman",
+        "women",
+    ],
+    *["visitors?", "customers?", "walkers?", "pedestrians?", "individuals?"],
+)
+_PHYSICAL = _words(
+    *[
+        "objects?",
+        "things?",
+        "something",
+        "anything",
+        "movers?",
+        "movement",
+        "motion",
+        "moving",
+        "figures?",
+        "shapes?",
+    ],
+    *_PEOPLE_WORDS,
+)
+_PEOPLE = _words(*_PEOPLE_WORDS)
+
+# Things a video may show that only a detector trained on them can name (COCO and more).
+NAMED_THINGS = [
+    "bicycle",
+    "bike",
+    "car",
+    "cars",
+    "truck",
+    "trucks",
+    "bus",
+    "buses",
+    "motorcycle",
+    "motorbike",
+    "train",
+    "boat",
+    "airplane",
+    "plane",
+    "helicopter",
+    "helicopters",
+    "drone",
+    "drones",
+    "dog",
+    "dogs",
+    "cat",
+    "cats",
+    "horse",
+    "horses",
+    "bird",
+    "birds",
+    "cow",
+    "cows",
+    "sheep",
+    "elephant",
+    "bear",
+    "zebra",
+    "giraffe",
+    "animal",
+    "animals",
+    "backpack",
+    "umbrella",
+    "handbag",
+    "bag",
+    "suitcase",
+    "bottle",
+    "cup",
+    "chair",
+    "chairs",
+    "couch",
+    "bed",
+    "table",
+    "laptop",
+    "phone",
+    "tv",
+    "television",
+    "knife",
+    "gun",
+    "guns",
+    "weapon",
+    "weapons",
+    "fire",
+    "smoke",
+    "flame",
+    "flames",
+    "ball",
+    "skateboard",
+    "surfboard",
+    "kite",
+    "vehicle",
+    "vehicles",
+    "van",
+    "taxi",
+    "bench",
+    "package",
+    "parcel",
+    "box",
+    "boxes",
+    "tree",
+    "trees",
+]
+_UNSUPPORTED_ATTRIBUTES = (
+    ("colour", r"\bcolou?rs?\b|\bwhat colou?r\b"),
+    (
+        "identity",
+        r"\bwho (?:is|was|are|were)\b|\bname of\b|\bwhose\b|\bidentif\w*\b|\brecogni\w*\b",
+    ),
+    (
+        "sound",
+        r"\b(?:hear|heard|sound|sounds|audio|music|voice|said|say to|talk\w*|speak\w*|shout\w*)\b",
+    ),
+    ("emotion", r"\b(?:happy|sad|angry|emotion\w*|feel\w*|mood|smil\w*)\b"),
+    ("speed", r"\bhow fast\b|\bspeed\b|\bmph\b|\bkm/h\b"),
+    ("age or gender", r"\bhow old\b|\bage\b|\bgender\b|\bmale\b|\bfemale\b"),
+    ("intent", r"\bwhy\b"),
+    ("the future", r"\bwill\b.*\b(?:next|later|tomorrow)\b|\bpredict\w*\b"),
+)
+_VIDEO_WORDS = re.compile(
+    r"\b(?:video|clip|footage|recording|frame|frames|scene|shot|camera|zone|zones|area|left|right"
+    r"|center|centre|middle|appear\w*|disappear\w*|enter\w*|leave|left|exit\w*|dwell\w*|stay\w*"
+    r"|stop\w*|happen\w*|visible|seen|see|shown|moving|moved|move\w*|time|when|second|seconds"
+    r"|minute|minutes|start|end|beginning)\b"
+)
+
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_CLOCK = r"(\d{1,2}):(\d{2}(?:\.\d+)?)"
+_TIME = rf"(?:{_CLOCK}|{_NUMBER}\s*(?:s|sec|secs|second|seconds|min|mins|minute|minutes)?\b)"
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What a question asks.
+
+    Attributes:
+        kind: count, first, last, when, duration, zone, text, exists, between, change, list,
+            or ``off_topic`` / ``unsupported`` / ``unknown`` (refused).
+        subject: ``object`` (physical), ``text``, ``scene_change`` or a class name.
+        action: appear, disappear, enter_zone, exit_zone, dwell, or None.
+        zone: a zone name the question names.
+        window: ``(start_s, end_s)`` the question limits itself to.
+        quoted: a text the question quotes (``"EXIT 3"``) or names after ``text``/``sign``.
+        unsupported: what the question asks that the detectors cannot see.
+        people: the question says people (motion cannot tell them from other things).
+    """
+
+    kind: str
+    subject: str = "object"
+    action: str | None = None
+    zone: str | None = None
+    window: tuple[float, float] | None = None
+    quoted: str | None = None
+    unsupported: str | None = None
+    people: bool = False
+
+
+def parse_time(match: re.Match[str], offset: int = 1) -> float:
+    """Seconds of a ``_TIME`` match (groups: minutes, seconds of a clock; or a number + unit)."""
+    minutes, seconds, number = match.group(offset), match.group(offset + 1), match.group(offset + 2)
+    if minutes is not None:
+        return int(minutes) * 60 + float(seconds)
+    unit = match.group(0)[len(number) :].strip()
+    return float(number) * (60.0 if unit.startswith("min") else 1.0)
+
+
+def find_window(q: str) -> tuple[float, float] | None:
+    """The time window a question names, if any."""
+    between = re.search(rf"\b(?:between|from)\s+{_TIME}\s*(?:and|to|-|until|till)\s+{_TIME}", q)
+    if between:
+        a, b = parse_time(between, 1), parse_time(between, 4)
+        return (min(a, b), max(a, b))
+    first_n = re.search(rf"\b(?:first|opening)\s+{_TIME}", q)
+    if first_n:
+        return (0.0, parse_time(first_n, 1))
+    after = re.search(rf"\bafter\s+{_TIME}", q)
+    before = re.search(rf"\bbefore\s+{_TIME}", q)
+    if after or before:
+        start = parse_time(after, 1) if after else 0.0
+        end = parse_time(before, 1) if before else float("inf")
+        return (start, end)
+    at = re.search(rf"\b(?:at|around|near)\s+{_TIME}", q)
+    if at and (at.group(1) or re.search(r"\d\s*(?:s|sec|second)", at.group(0))):
+        t = parse_time(at, 1)
+        return (max(0.0, t - 1.0), t + 1.0)
+    return None
+
+
+_OPENING, _CLOSING = '"\u201c\u2018', '"\u201d\u2019'  # straight and curly quotes
+_QUOTE = re.compile(
+    rf"[{_OPENING}]([^{_CLOSING}]{{1,80}})[{_CLOSING}]|(?<!\w)'([^']{{1,80}})'(?!\w)"
+)
+_CAPITALS = re.compile(r"(?<![\w'])([A-Z][A-Z0-9%!&.-]+(?:\s+[A-Z0-9][A-Z0-9%!&.-]*)*)(?![\w'])")
+
+
+def _quoted(question: str) -> str | None:
+    """A text the question names: in quotes, or written in capitals (``EXIT 3``)."""
+    quoted = _QUOTE.search(question)
+    if quoted:
+        return (quoted.group(1) or quoted.group(2)).strip()
+    capitals = [m.group(1) for m in _CAPITALS.finditer(question) if len(m.group(1)) >= 2]
+    return capitals[0].strip() if capitals else None
+
+
+def _subject(q: str, known: frozenset[str]) -> tuple[str, str | None]:
+    """The subject of the question and what it names that the run cannot see, if anything."""
+    for word in re.findall(r"[a-z]+", q):
+        singular = word[:-1] if word.endswith("s") and word[:-1] in known else word
+        if singular in known and singular not in {"motion", "text"}:
+            return singular, None
+        if word in NAMED_THINGS:
+            return "object", word
+    if re.search(_SCENE, q):
+        return "scene_change", None
+    if re.search(_TEXT, q) and not re.search(r"\bleft\b.*\bscene\b", q):
+        return "text", None
+    return "object", None
+
+
+def _action(q: str) -> str | None:
+    for action, pattern in _ACTIONS:
+        if re.search(pattern, q):
+            return action
+    return None
+
+
+def _zone(q: str, zones: list[str]) -> str | None:
+    for zone in sorted(zones, key=len, reverse=True):
+        named = re.search(rf"\b{re.escape(zone.lower())}\b", q)
+        # "left" is also a verb: the zone only when it reads as a place.
+        place = zone.lower() != "left" or re.search(
+            r"\bleft (?:zone|area|side|third|part)\b|\bzone left\b|\bthe left\b", q
+        )
+        if named and place:
+            return zone
+    return None
+
+
+def parse_question(question: str, known: frozenset[str], zones: list[str]) -> Intent:
+    """The intent of ``question`` for a run whose detectors name ``known`` classes."""
+    quoted = _quoted(question)
+    asked = question if quoted is None else question.replace(quoted, " ")
+    q = " ".join(asked.lower().replace("\u2019", "'").split())
+    subject, named = _subject(q, known)
+    if quoted is not None and subject == "object" and named is None:
+        subject = "text"
+    for what, pattern in _UNSUPPORTED_ATTRIBUTES:
+        if re.search(pattern, q) and not (what == "sound" and subject == "text"):
+            return Intent("unsupported", unsupported=what)
+    if named is not None:
+        return Intent("unsupported", unsupported=named)
+    kind = next((k for k, pattern in _SHAPES if re.search(pattern, q)), "unknown")
+    on_topic = (
+        _VIDEO_WORDS.search(q)
+        or re.search(_PHYSICAL, q)
+        or re.search(_TEXT, q)
+        or subject not in {"object", "text"}
+    )
+    if not on_topic:
+        return Intent("off_topic")
+    return Intent(
+        kind,
+        subject=subject,
+        action=_action(q),
+        zone=_zone(q, zones),
+        window=find_window(q),
+        quoted=quoted,
+        people=bool(re.search(_PEOPLE, q)),
+    )

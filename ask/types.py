@@ -1,0 +1,96 @@
+"""The values an answer is made of: claims, each with the evidence that carries it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Citation:
+    """An evidence span of the run (operation 6), named by an answer."""
+
+    evidence_id: str
+    start_s: float
+    end_s: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"evidence_id": self.evidence_id, "start_s": self.start_s, "end_s": self.end_s}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One sentence about the video and what backs it.
+
+    Attributes:
+        text: the sentence, as the answer says it.
+        citations: the spans that carry it (at least one).
+        times: every time (seconds) the sentence states; each must fall in a cited span.
+        counts: every count the sentence states; a count must equal the number of distinct
+            cited spans it counts (``counted``).
+        counted: how many distinct cited spans the count is about.
+        durations: every length of time the sentence states; each must be the gap between two
+            of its ``times``.
+    """
+
+    text: str
+    citations: tuple[Citation, ...]
+    times: tuple[float, ...] = ()
+    counts: tuple[int, ...] = ()
+    counted: int | None = None
+    durations: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What the run examined: absence of evidence is only as good as this."""
+
+    duration_s: float
+    frames_analysed: int
+    detector_mode: str
+
+    def sentence(self) -> str:
+        return (
+            f"Examined: {fmt_time(self.duration_s)} of video, {self.frames_analysed} frames "
+            f"analysed, detectors {self.detector_mode}."
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "duration_s": self.duration_s,
+            "frames_analysed": self.frames_analysed,
+            "detector_mode": self.detector_mode,
+        }
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What ``POST .../ask`` returns (plus the run and the coverage)."""
+
+    question: str
+    answer: str
+    grounded: bool
+    confidence: float
+    citations: tuple[Citation, ...] = ()
+    refusal_reason: str | None = None
+    claims: tuple[Claim, ...] = field(default=(), compare=False)
+    intent: str = "unknown"
+    phrased_by: str = "rules"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "grounded": self.grounded,
+            "confidence": round(self.confidence, 3),
+            "citations": [c.as_dict() for c in self.citations],
+            "refusal_reason": self.refusal_reason,
+        }
+
+
+def fmt_time(seconds: float) -> str:
+    """A time as the answers write it: ``4.0 s`` under a minute, else ``1:05.2``."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(seconds, 60)
+    return f"{int(minutes)}:{rest:04.1f}"

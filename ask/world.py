@@ -1,0 +1,161 @@
+"""What one succeeded run knows, loaded from its artifacts (DuckDB, through ``storage``).
+
+Published runs never change, so a run's knowledge is loaded once and kept (a few hundred runs
+at most, each a few MB even for an hour of video).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ask.types import Citation, Coverage
+from storage.artifacts import COST
+from storage.reads import ArtifactReader
+
+TEXT = "text"
+
+
+@dataclass(frozen=True)
+class Thing:
+    """A scene-graph object: physical (``motion``, a YOLO class) or a text read in the video."""
+
+    object_id: str
+    cls: str
+    first_s: float
+    last_s: float
+    confidence: float
+    zones: tuple[str, ...]  # zone names
+    text: str | None
+    evidence_id: str
+
+
+@dataclass(frozen=True)
+class Event:
+    event_id: str
+    type: str
+    t_s: float
+    end_s: float | None
+    object_id: str | None
+    zone: str | None  # zone name
+    confidence: float
+    evidence_id: str
+
+
+@dataclass
+class RunWorld:
+    """The run's objects, events and evidence spans, indexed for answering."""
+
+    video_id: str
+    run_id: str
+    coverage: Coverage
+    things: list[Thing]
+    events: list[Event]
+    spans: dict[str, Citation]
+    zones: list[str]
+    classes_known: frozenset[str]  # what the run's detectors can name
+    by_id: dict[str, Thing] = field(default_factory=dict)
+    confidence: dict[str, float] = field(default_factory=dict)  # evidence id -> confidence
+
+    def __post_init__(self) -> None:
+        self.by_id = {t.object_id: t for t in self.things}
+        self.confidence = {t.evidence_id: t.confidence for t in self.things}
+        self.confidence |= {e.evidence_id: e.confidence for e in self.events}
+
+    @property
+    def physical(self) -> list[Thing]:
+        return [t for t in self.things if t.cls != TEXT]
+
+    @property
+    def texts(self) -> list[Thing]:
+        return [t for t in self.things if t.cls == TEXT]
+
+    def cite(self, evidence_id: str) -> Citation:
+        return self.spans[evidence_id]
+
+    def reads_text(self) -> bool:
+        return "ocr" in self.coverage.detector_mode.split("+")
+
+
+def _known_classes(cost: dict[str, Any], things: list[Thing]) -> frozenset[str]:
+    names = {t.cls for t in things}
+    yolo = cost.get("detectors", {}).get("yolo", {})
+    names |= set(yolo.get("classes", []))
+    if "motion" in cost.get("detector_mode", "motion").split("+"):
+        names.add("motion")
+    return frozenset(names)
+
+
+def load_world(reader: ArtifactReader, run_dir: Path, video_id: str, run_id: str) -> RunWorld:
+    """Read a published run's knowledge."""
+    zones = {z["zone_id"]: z["name"] for z in reader.rows(run_dir, "zones")}
+    things = [
+        Thing(
+            o["object_id"],
+            o["class"],
+            o["first_seen_s"],
+            o["last_seen_s"],
+            float(o["confidence"]),
+            tuple(zones[z] for z in o["zones"] if z in zones),
+            json.loads(o["attributes"]).get("text"),
+            o["evidence_ids"][0],
+        )
+        for o in reader.rows(run_dir, "objects", order_by="first_seen_s")
+    ]
+    events = [
+        Event(
+            e["event_id"],
+            e["type"],
+            e["t_s"],
+            e["end_s"],
+            e["object_id"],
+            zones.get(e["zone_id"] or ""),
+            float(e["confidence"]),
+            e["evidence_ids"][0],
+        )
+        for e in reader.rows(run_dir, "events", order_by="t_s")
+    ]
+    spans = {
+        s["evidence_id"]: Citation(s["evidence_id"], s["start_s"], s["end_s"])
+        for s in reader.span_times(run_dir)
+    }
+    cost = reader.document(run_dir, COST)
+    coverage = Coverage(
+        float(cost["processed_s"]), int(cost["frames"]["analysed"]), str(cost["detector_mode"])
+    )
+    return RunWorld(
+        video_id,
+        run_id,
+        coverage,
+        things,
+        events,
+        spans,
+        sorted(set(zones.values())),
+        _known_classes(cost, things),
+    )
+
+
+class WorldCache:
+    """Loaded runs by artifact folder, least recently used dropped first."""
+
+    def __init__(self, reader: ArtifactReader, size: int = 64) -> None:
+        self.reader, self.size = reader, size
+        self._worlds: OrderedDict[str, RunWorld] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, run_dir: Path, video_id: str, run_id: str) -> RunWorld:
+        key = str(run_dir)
+        with self._lock:
+            if key in self._worlds:
+                self._worlds.move_to_end(key)
+                return self._worlds[key]
+        world = load_world(self.reader, run_dir, video_id, run_id)
+        with self._lock:
+            self._worlds[key] = world
+            while len(self._worlds) > self.size:
+                self._worlds.popitem(last=False)
+        return world
