@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MiB = 1024 * 1024
@@ -132,6 +132,19 @@ class Settings(BaseSettings):
     )
     yolo_confidence: float = Field(
         0.35, gt=0, lt=1, description="Score below which a YOLO box is dropped."
+    )
+    ask_llm_url: str | None = Field(
+        None,
+        description=(
+            "OpenAI-compatible endpoint (base URL, e.g. http://127.0.0.1:8080/v1) that may phrase "
+            "answers from the retrieved evidence; off when unset. Its answers pass the same "
+            "guardrail, else the rule-based answer is returned."
+        ),
+    )
+    ask_llm_model: str = Field("gpt-4o-mini", description="Model name sent to that endpoint.")
+    ask_llm_api_key: SecretStr | None = Field(None, description="Bearer key for that endpoint.")
+    ask_llm_timeout_s: float = Field(
+        10.0, gt=0, le=120, description="Longest wait for that endpoint before answering alone."
     )
     heartbeat_timeout_s: float = Field(
         90.0, gt=0, description="A running run silent this long is failed as stopped."
