@@ -79,6 +79,23 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE runs ADD COLUMN artifacts_path TEXT;
     CREATE INDEX runs_video_state ON runs(video_id, state, run_id);
     """,
+    # 5: every question asked and the answer given, kept with its run for review.
+    """
+    CREATE TABLE asks (
+        ask_id         TEXT PRIMARY KEY,
+        tenant_id      TEXT NOT NULL REFERENCES tenants(tenant_id),
+        video_id       TEXT NOT NULL REFERENCES videos(video_id),
+        run_id         TEXT NOT NULL REFERENCES runs(run_id),
+        question       TEXT NOT NULL,
+        answer_json    TEXT NOT NULL,
+        grounded       INTEGER NOT NULL,
+        refusal_reason TEXT,
+        phrased_by     TEXT NOT NULL,
+        created_at     TEXT NOT NULL
+    );
+    CREATE INDEX asks_tenant ON asks(tenant_id, created_at);
+    CREATE INDEX asks_run ON asks(run_id, created_at);
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -32,7 +32,7 @@ _THUMB_NAME = re.compile(r"^ev_[0-9a-z]+_[0-9]{1,3}\.jpg$")
 _ARTIFACT_ERRORS = problem_responses(401, 404, 409)
 
 
-def _newest_run(videos: VideoStore, runs: RunStore, tenant_id: str, video_id: str) -> Run:
+def newest_run(videos: VideoStore, runs: RunStore, tenant_id: str, video_id: str) -> Run:
     video = videos.get(tenant_id, video_id)
     run = runs.latest_succeeded(tenant_id, video_id)
     if video.state == "expired" or run is None or run.artifacts_path is None:
@@ -72,7 +72,7 @@ def _scene_graph(reader: ReaderDep, run: Run) -> dict[str, Any]:
 def scene_graph(
     video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
 ) -> dict[str, Any]:
-    return _scene_graph(reader, _newest_run(videos, runs, tenant.tenant_id, video_id))
+    return _scene_graph(reader, newest_run(videos, runs, tenant.tenant_id, video_id))
 
 
 def _timeline(reader: ReaderDep, run: Run) -> dict[str, Any]:
@@ -117,7 +117,7 @@ def _timeline(reader: ReaderDep, run: Run) -> dict[str, Any]:
 def timeline(
     video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
 ) -> dict[str, Any]:
-    return _timeline(reader, _newest_run(videos, runs, tenant.tenant_id, video_id))
+    return _timeline(reader, newest_run(videos, runs, tenant.tenant_id, video_id))
 
 
 def _evidence(reader: ReaderDep, run: Run) -> dict[str, Any]:
@@ -137,7 +137,7 @@ def _evidence(reader: ReaderDep, run: Run) -> dict[str, Any]:
 def evidence_view(
     video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
 ) -> dict[str, Any]:
-    return _evidence(reader, _newest_run(videos, runs, tenant.tenant_id, video_id))
+    return _evidence(reader, newest_run(videos, runs, tenant.tenant_id, video_id))
 
 
 @router.get(
@@ -186,7 +186,7 @@ def evidence_view(
 def cost(
     video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
 ) -> JSONResponse:
-    run = _newest_run(videos, runs, tenant.tenant_id, video_id)
+    run = newest_run(videos, runs, tenant.tenant_id, video_id)
     return JSONResponse(reader.document(Path(run.artifacts_path or ""), COST))
 
 

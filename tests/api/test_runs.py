@@ -7,140 +7,19 @@ The orchestrator is replaced by a test double that runs the real flow in a threa
 from __future__ import annotations
 
 import hashlib
-import threading
-import time
-import uuid
-from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from api.app import create_app
-from flows.process_video import ProcessVideoParams, process_video
-from storage.catalog import Catalog
-from storage.records import Run
 from storage.spans import canonical_sha256
-from storage.tenants import TenantStore
+from tests.api.conftest import InlineSubmitter, _add, _wait
 from tests.api.test_videos import _problem
-from tests.fixtures.live_server import serve_app
 from tests.fixtures.media_server import MediaServer
 from tests.fixtures.onnx_models import build_colour_detector
-from ves.errors import Unavailable
 from ves.settings import Settings
-from ves.synthetic import lobby_scene, write_video
 
 pytestmark = pytest.mark.slow
-
-
-class InlineSubmitter:
-    """Test double of the Prefect submitter: runs the flow at once, in a thread."""
-
-    def __init__(self) -> None:
-        self.down = False
-        self.threads: list[threading.Thread] = []
-
-    async def submit(self, run: Run) -> str:
-        if self.down:
-            raise Unavailable("the orchestrator cannot take the run now (test)")
-        thread = threading.Thread(target=self._process, args=(run.run_id,), daemon=True)
-        thread.start()
-        self.threads.append(thread)
-        return str(uuid.uuid4())
-
-    async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
-        return {}
-
-    async def mark_crashed(self, flow_run_id: str, message: str) -> None:
-        return None
-
-    @staticmethod
-    def _process(run_id: str) -> None:
-        try:
-            process_video(ProcessVideoParams(run_id=run_id))
-        except Exception:  # the flow records the failure on the run; tests read it there
-            return
-
-
-@pytest.fixture(scope="module")
-def lobby_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("lobby")
-    write_video(lobby_scene(), root / "lobby.mp4")
-    (root / "junk.mp4").write_bytes(b"this is not a video at all" * 100)
-    return root
-
-
-@pytest.fixture
-def lobby_media(lobby_root: Path) -> Iterator[MediaServer]:
-    with MediaServer(lobby_root) as server:
-        yield server
-
-
-@pytest.fixture
-def submitter() -> InlineSubmitter:
-    return InlineSubmitter()
-
-
-@pytest.fixture
-def processing(
-    prefect_harness: None,
-    settings: Settings,
-    catalog: Catalog,
-    submitter: InlineSubmitter,
-    monkeypatch: pytest.MonkeyPatch,
-) -> Iterator[Any]:
-    """``processing("acme")``: a client of that tenant on an API whose runs really process."""
-    monkeypatch.setenv("VES_DATA_DIR", str(settings.data_dir))
-    monkeypatch.setenv("VES_ALLOW_PRIVATE_SOURCES", "true")
-    tenants = TenantStore(catalog)
-    with serve_app(create_app(settings, catalog, submitter)) as url:
-        clients: list[httpx.Client] = []
-
-        def client_of(name: str) -> httpx.Client:
-            tenant = tenants.find_tenant(name) or tenants.create_tenant(name)
-            key = tenants.create_key(tenant.tenant_id)[1]
-            client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"})
-            clients.append(client)
-            return client
-
-        yield client_of
-        for client in clients:
-            client.close()
-    for thread in submitter.threads:
-        thread.join(timeout=120)
-
-
-def _wait(client: httpx.Client, video_id: str, timeout_s: float = 120) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        video: dict[str, Any] = client.get(f"/api/product/videos/{video_id}").json()
-        if video["state"] in {"succeeded", "failed"}:
-            return video
-        time.sleep(0.2)
-    raise AssertionError(f"video {video_id} did not finish")
-
-
-def _add(client: httpx.Client, url: str) -> str:
-    response = client.post("/api/videos/add", json={"url": url, "title": "lobby"})
-    assert response.status_code == 201, response.text
-    return str(response.json()["video_id"])
-
-
-@pytest.fixture
-def executed(processing: Any, lobby_media: MediaServer) -> tuple[httpx.Client, str, dict[str, Any]]:
-    client = processing("acme")
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
-    accepted = client.post(f"/api/product/videos/{video_id}/execute")
-    assert accepted.status_code == 202, accepted.text
-    body = accepted.json()
-    assert body["state"] == "queued" and body["video_id"] == video_id
-    video = _wait(client, video_id)
-    assert video["state"] == "succeeded", video["latest_run"]
-    assert video["latest_run"]["run_id"] == body["run_id"]
-    assert video["latest_run"]["progress"] == 1.0
-    assert video["source_sha256"] is None or len(video["source_sha256"]) == 64
-    return client, video_id, video
 
 
 def test_scene_graph_timeline_and_cost_answer_with_the_run(

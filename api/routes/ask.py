@@ -1,0 +1,86 @@
+"""Operation 7: ask a question about a video, answered only from its newest succeeded run.
+
+The answer is computed from the run's artifacts (``ask/``): every claim cites evidence spans of
+operation 6, and a guardrail checks each citation and each number before it is said. What the
+artifacts cannot back is refused with ``grounded: false`` and a ``refusal_reason``. Every ask is
+logged with its run (for review) and counted in the tenant's usage.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Request
+
+from api.deps import CatalogDep, ReaderDep, RunsDep, TenantDep, VideosDep
+from api.problems import problem_responses
+from api.routes.artifacts import newest_run
+from api.schemas_ask import AskAnswer, AskRequest
+from ask.engine import Phraser, answer_question
+from ask.world import WorldCache
+from storage.asks import AskLog
+
+router = APIRouter(tags=["ask"])
+
+ASK_EXAMPLES = {
+    "count": {"summary": "A count", "value": {"question": "How many objects appeared?"}},
+    "when": {"summary": "A time", "value": {"question": "When did the first object appear?"}},
+    "text": {"summary": "Text in the video", "value": {"question": "What text is visible?"}},
+    "window": {
+        "summary": "A stretch of time",
+        "value": {"question": "What happened between 0:04 and 0:10?"},
+    },
+    "refused": {
+        "summary": "Refused: outside the detectors",
+        "value": {"question": "Did a helicopter land?"},
+    },
+}
+
+
+def _worlds(request: Request, reader: ReaderDep) -> WorldCache:
+    cache: WorldCache | None = getattr(request.app.state, "worlds", None)
+    if cache is None:
+        cache = request.app.state.worlds = WorldCache(reader)
+    return cache
+
+
+@router.post(
+    "/api/product/videos/{video_id}/ask",
+    summary="Ask a question about a video",
+    description=(
+        "Answers from the newest succeeded run's artifacts only. `grounded: true` answers cite "
+        "the evidence spans (operation 6) that carry every claim; each citation exists in the "
+        "run and overlaps the time its claim speaks of, and no number or time is stated without "
+        "one. `grounded: false` answers make no claim about the video; `refusal_reason` is "
+        "`no_evidence` (nothing in the run backs it; the answer says what was examined), "
+        "`outside_detectors` (the run's detectors cannot see it, e.g. a helicopter when it ran "
+        "motion), `off_topic` or `not_understood`. Times may be written as seconds or mm:ss."
+    ),
+    responses=problem_responses(400, 401, 404, 409, 415, 422),
+)
+def ask_video(
+    video_id: str,
+    request: Request,
+    tenant: TenantDep,
+    videos: VideosDep,
+    runs: RunsDep,
+    reader: ReaderDep,
+    catalog: CatalogDep,
+    body: Annotated[AskRequest, Body(openapi_examples=ASK_EXAMPLES)],
+) -> AskAnswer:
+    run = newest_run(videos, runs, tenant.tenant_id, video_id)
+    world = _worlds(request, reader).get(Path(run.artifacts_path or ""), video_id, run.run_id)
+    phraser: Phraser | None = getattr(request.app.state, "phraser", None)
+    answer = answer_question(world, body.question, phraser)
+    document = answer.as_dict()
+    ask_id = AskLog(catalog).record(
+        tenant.tenant_id, video_id, run.run_id, document, answer.phrased_by
+    )
+    return AskAnswer(
+        **document,
+        video_id=video_id,
+        run_id=run.run_id,
+        ask_id=ask_id,
+        coverage=world.coverage.as_dict(),
+    )
