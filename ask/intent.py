@@ -254,7 +254,7 @@ _UNSUPPORTED_ATTRIBUTES = (
     ),
     (
         "sound",
-        r"\b(?:hear|heard|sound|sounds|audio|music|voice|said|say to|talk\w*|speak\w*|shout\w*)\b",
+        r"\b(?:hear|heard|sound|sounds|audio|music|voice|said|say|says|talk\w*|speak\w*|shout\w*)\b",
     ),
     ("emotion", r"\b(?:happy|sad|angry|emotion\w*|feel\w*|mood|smil\w*)\b"),
     ("speed", r"\bhow fast\b|\bspeed\b|\bmph\b|\bkm/h\b"),
@@ -305,7 +305,7 @@ def parse_time(match: re.Match[str], offset: int = 1) -> float:
     minutes, seconds, number = match.group(offset), match.group(offset + 1), match.group(offset + 2)
     if minutes is not None:
         return int(minutes) * 60 + float(seconds)
-    unit = match.group(0)[len(number) :].strip()
+    unit = match.string[match.end(offset + 2) : match.end()].strip()
     return float(number) * (60.0 if unit.startswith("min") else 1.0)
 
 

@@ -1,0 +1,100 @@
+"""Reading questions: shape, subject, action, zone, window, quoted text, refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from ask.intent import Intent, find_window, parse_question
+
+KNOWN = frozenset({"motion", "text"})
+ZONES = ["left", "center", "right"]
+
+
+def read(question: str, known: frozenset[str] = KNOWN) -> Intent:
+    return parse_question(question, known, ZONES)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "subject", "action"),
+    [
+        ("How many objects appeared?", "count", "object", "appear"),
+        ("how many people showed up", "count", "object", "appear"),
+        ("How many texts were read?", "count", "text", None),
+        ("How many times did the scene change?", "count", "scene_change", None),
+        ("When did the first object appear?", "first", "object", "appear"),
+        ("When did the last object disappear?", "last", "object", "disappear"),
+        ("When did the scene cut happen?", "when", "scene_change", None),
+        ("How long did the object stay still?", "duration", "object", "dwell"),
+        ("Did anyone linger?", "exists", "object", "dwell"),
+        ("Did anyone enter the right zone?", "exists", "object", "enter_zone"),
+        ("Which zone did an object wait in?", "zone", "object", "dwell"),
+        ("What text is visible?", "text", "text", "appear"),
+        ("What does the sign say?", "text", "text", None),
+        ("What happened between 0:04 and 0:06?", "between", "object", None),
+        ("What changed at the scene change?", "change", "scene_change", None),
+    ],
+)
+def test_shapes_subjects_and_actions(question: str, kind: str, subject: str, action: str) -> None:
+    intent = read(question)
+    assert (intent.kind, intent.subject, intent.action) == (kind, subject, action)
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("what happened between 0:04 and 0:06", (4.0, 6.0)),
+        ("what happened between 10 and 5 seconds", (5.0, 10.0)),
+        ("what happened from 1:00 to 1:30.5", (60.0, 90.5)),
+        ("what appeared in the first 10 seconds", (0.0, 10.0)),
+        ("did anything appear after 50 s", (50.0, float("inf"))),
+        ("what was there before 2 minutes", (0.0, 120.0)),
+        ("what happened at 12 s", (11.0, 13.0)),
+        ("how many objects appeared", None),
+    ],
+)
+def test_time_windows_in_seconds_and_mm_ss(question: str, window: tuple[float, float]) -> None:
+    assert find_window(question) == window
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("When was 'EXIT 3' visible?", "EXIT 3"),
+        ('Was "Open Daily" shown?', "Open Daily"),
+        ("How long was EXIT 3 visible?", "EXIT 3"),
+        ("Is there a sign saying PIZZA?", "PIZZA"),
+    ],
+)
+def test_a_quoted_or_capitalised_text_is_about_text(question: str, quoted: str) -> None:
+    intent = read(question)
+    assert (intent.quoted, intent.subject) == (quoted, "text")
+    assert intent.action != "exit_zone"  # EXIT in a sign is no verb
+
+
+def test_the_left_zone_and_the_verb_left() -> None:
+    assert read("did anyone enter the left zone").zone == "left"
+    assert read("when did the object that left appear").zone is None
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "unsupported"),
+    [
+        ("Did a helicopter land?", "unsupported", "helicopter"),
+        ("How many dogs are there?", "unsupported", "dogs"),
+        ("What colour is the car?", "unsupported", "colour"),
+        ("Who is the person in the lobby?", "unsupported", "identity"),
+        ("What did they say?", "unsupported", "sound"),
+        ("Why did the person stop?", "unsupported", "intent"),
+        ("What is the capital of France?", "off_topic", None),
+        ("Write me a poem", "off_topic", None),
+    ],
+)
+def test_refusals(question: str, kind: str, unsupported: str | None) -> None:
+    intent = read(question)
+    assert (intent.kind, intent.unsupported) == (kind, unsupported)
+
+
+def test_a_class_the_runs_model_knows_is_a_subject() -> None:
+    intent = read("How many cars appeared?", frozenset({"car", "person", "text"}))
+    assert (intent.kind, intent.subject) == ("count", "car")
+    assert read("How many cars appeared?").kind == "unsupported"  # motion cannot name cars
