@@ -8,6 +8,8 @@ from api.lifespan import reaper_lifespan
 from api.middleware import RequestGuardMiddleware
 from api.problems import install_problem_handlers
 from api.routes import artifacts, ask, dashboard, health, runs, videos
+from ask.phrasing import LlmPhraser
+from ask.world import WorldCache
 from flows.orchestrator import PrefectSubmitter, Submitter
 from storage.catalog import Catalog
 from storage.reads import ArtifactReader
@@ -50,6 +52,8 @@ def create_app(
     app.state.catalog = catalog
     app.state.submitter = submitter
     app.state.reader = ArtifactReader()
+    app.state.worlds = WorldCache(app.state.reader)
+    app.state.phraser = LlmPhraser.from_settings(settings)
     install_problem_handlers(app)
     app.add_middleware(RequestGuardMiddleware, settings=settings)
     app.include_router(health.router)

@@ -7,6 +7,7 @@ in the video, or whose claims all fail the guardrail gets ``grounded: false`` wi
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from typing import Protocol
@@ -114,5 +115,14 @@ def answer_question(world: RunWorld, question: str, phraser: Phraser | None = No
     if phraser is not None:
         phrased = phraser.phrase(question, kept)
         if phrased is not None:
-            return phrased
+            # The phraser sees only the checked claims; the confidence, claims and intent (and
+            # the caveat the claims cannot carry) are the engine's.
+            return dataclasses.replace(
+                phrased,
+                answer=phrased.answer + caveat,
+                confidence=deterministic.confidence,
+                claims=deterministic.claims,
+                intent=deterministic.intent,
+                phrased_by="llm",
+            )
     return deterministic

@@ -13,7 +13,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Request
 
-from api.deps import CatalogDep, ReaderDep, RunsDep, TenantDep, VideosDep
+from api.deps import CatalogDep, RunsDep, TenantDep, VideosDep
 from api.problems import problem_responses
 from api.routes.artifacts import newest_run
 from api.schemas_ask import AskAnswer, AskRequest
@@ -38,10 +38,8 @@ ASK_EXAMPLES = {
 }
 
 
-def _worlds(request: Request, reader: ReaderDep) -> WorldCache:
-    cache: WorldCache | None = getattr(request.app.state, "worlds", None)
-    if cache is None:
-        cache = request.app.state.worlds = WorldCache(reader)
+def _worlds(request: Request) -> WorldCache:
+    cache: WorldCache = request.app.state.worlds
     return cache
 
 
@@ -65,12 +63,11 @@ def ask_video(
     tenant: TenantDep,
     videos: VideosDep,
     runs: RunsDep,
-    reader: ReaderDep,
     catalog: CatalogDep,
     body: Annotated[AskRequest, Body(openapi_examples=ASK_EXAMPLES)],
 ) -> AskAnswer:
     run = newest_run(videos, runs, tenant.tenant_id, video_id)
-    world = _worlds(request, reader).get(Path(run.artifacts_path or ""), video_id, run.run_id)
+    world = _worlds(request).get(Path(run.artifacts_path or ""), video_id, run.run_id)
     phraser: Phraser | None = getattr(request.app.state, "phraser", None)
     answer = answer_question(world, body.question, phraser)
     document = answer.as_dict()
