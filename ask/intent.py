@@ -23,6 +23,9 @@ def _words(*patterns: str) -> str:
     return rf"\b(?:{'|'.join(patterns)})\b"
 
 
+# What text in a video is called, in "what ..." and "which ..." questions.
+_WRITING = r"(?:texts?|words?|signs?|captions?|labels?|banners?|writing)"
+
 # Question shapes, tried in order; the first that matches decides the intent.
 _SHAPES: tuple[tuple[str, str], ...] = (
     ("duration", r"\bhow long\b|\bfor how much time\b|\bduration\b"),
@@ -30,13 +33,12 @@ _SHAPES: tuple[tuple[str, str], ...] = (
     (
         "text",
         _either(
-            r"what (?:text|words?)",
+            rf"what {_WRITING}",
             r"what does (?:the|a|that|this) \w+ say",
             r"what(?:'s| is| was) written",
             r"read (?:the|any)",
-            r"which (?:signs?|texts?)",
+            rf"which {_WRITING}",
             r"what (?:do|did) the signs? say",
-            r"what signs?",
             r"what is (?:on|shown on) the (?:sign|screen)",
         ),
     ),
@@ -265,6 +267,7 @@ _UNSUPPORTED_ATTRIBUTES = (
 _VIDEO_WORDS = re.compile(
     r"\b(?:video|clip|footage|recording|frame|frames|scene|shot|camera|zone|zones|area|left|right"
     r"|center|centre|middle|appear\w*|disappear\w*|enter\w*|leave|left|exit\w*|dwell\w*|stay\w*"
+    r"|linger\w*|loiter\w*"
     r"|stop\w*|happen\w*|visible|seen|see|shown|moving|moved|move\w*|time|when|second|seconds"
     r"|minute|minutes|start|end|beginning)\b"
 )
@@ -362,11 +365,20 @@ def _subject(q: str, known: frozenset[str]) -> tuple[str, str | None]:
     return "object", None
 
 
-def _action(q: str) -> str | None:
-    for action, pattern in _ACTIONS:
-        if re.search(pattern, q):
-            return action
-    return None
+_CROSSINGS = {"enter_zone": "appear", "exit_zone": "disappear"}
+_ZONE_WORDS = r"\b(?:zones?|areas?|sides?|parts?|thirds?|regions?)\b"
+
+
+def _action(q: str, zone: str | None) -> str | None:
+    """What the question asks the subject did.
+
+    Entering or leaving with no zone in sight ("when did the first object leave?") is coming
+    into or going out of view: a zone crossing needs a zone.
+    """
+    action = next((a for a, pattern in _ACTIONS if re.search(pattern, q)), None)
+    if action in _CROSSINGS and zone is None and not re.search(_ZONE_WORDS, q):
+        return _CROSSINGS[action]
+    return action
 
 
 def _zone(q: str, zones: list[str]) -> str | None:
@@ -379,6 +391,12 @@ def _zone(q: str, zones: list[str]) -> str | None:
         if named and place:
             return zone
     return None
+
+
+def _shape(q: str) -> str:
+    """The first shape ``q`` matches; "the first 10 s" names a window, not the first thing."""
+    shaped = re.sub(rf"\b(?:first|opening)\s+{_TIME}", " ", q)
+    return next((k for k, pattern in _SHAPES if re.search(pattern, shaped)), "unknown")
 
 
 def parse_question(question: str, known: frozenset[str], zones: list[str]) -> Intent:
@@ -394,7 +412,7 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
             return Intent("unsupported", unsupported=what)
     if named is not None:
         return Intent("unsupported", unsupported=named)
-    kind = next((k for k, pattern in _SHAPES if re.search(pattern, q)), "unknown")
+    kind = _shape(q)
     on_topic = (
         _VIDEO_WORDS.search(q)
         or re.search(_PHYSICAL, q)
@@ -403,11 +421,12 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
     )
     if not on_topic:
         return Intent("off_topic")
+    zone = _zone(q, zones)
     return Intent(
         kind,
         subject=subject,
-        action=_action(q),
-        zone=_zone(q, zones),
+        action=_action(q, zone),
+        zone=zone,
         window=find_window(q),
         quoted=quoted,
         people=bool(re.search(_PEOPLE, q)),

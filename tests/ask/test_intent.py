@@ -32,6 +32,14 @@ def read(question: str, known: frozenset[str] = KNOWN) -> Intent:
         ("What does the sign say?", "text", "text", None),
         ("What happened between 0:04 and 0:06?", "between", "object", None),
         ("What changed at the scene change?", "change", "scene_change", None),
+        # leaving or entering with no zone named is going out of or coming into view
+        ("When did the first object leave the frame?", "first", "object", "disappear"),
+        ("When did the last object leave?", "last", "object", "disappear"),
+        ("Did anything exit the left zone?", "exists", "object", "exit_zone"),
+        ("What caption is shown?", "text", "text", None),
+        ("What labels can be seen?", "text", "text", "appear"),
+        ("What happened in the first 3 seconds?", "between", "object", None),
+        ("How long did the loitering last?", "duration", "object", "dwell"),
     ],
 )
 def test_shapes_subjects_and_actions(question: str, kind: str, subject: str, action: str) -> None:

@@ -1,0 +1,83 @@
+"""Worlds of real runs: synthetic videos with KNOWN truth, processed once by the real flow."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ask.world import RunWorld, load_world
+from flows.process_video import ProcessVideoParams, process_video
+from storage.catalog import Catalog
+from storage.reads import ArtifactReader
+from storage.runs import RunStore
+from storage.tenants import TenantStore
+from storage.videos import NewVideo, VideoStore
+from tests.tasks.test_ocr import two_signs
+from ves.settings import Settings
+from ves.synthetic import GroundTruth, SceneSpec, ground_truth, lobby_scene, write_video
+
+
+@dataclass(frozen=True)
+class Processed:
+    """A synthetic video's truth, what its succeeded run knows, and its evidence table read
+    straight from ``evidence.parquet`` (id -> (start_s, end_s)), to check citations against."""
+
+    truth: GroundTruth
+    world: RunWorld
+    evidence: dict[str, tuple[float, float]]
+
+
+def _queue_upload(catalog: Catalog, path: Path) -> tuple[str, str]:
+    """A queued run of an uploaded recording: (run id, video id)."""
+    tenants = TenantStore(catalog)
+    tenant = tenants.find_tenant("acme") or tenants.create_tenant("acme")
+    videos = VideoStore(catalog)
+    video = videos.create(
+        NewVideo(tenant.tenant_id, path.name, "upload", None, {"filename": path.name})
+    )
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    videos.complete_upload(
+        tenant.tenant_id, video.video_id, path=str(path), sha256=digest, size=path.stat().st_size
+    )
+    return RunStore(catalog).create(tenant.tenant_id, video.video_id, {}).run_id, video.video_id
+
+
+def process_scene(spec: SceneSpec, root: Path) -> Processed:
+    """Render ``spec``, upload it, run the real process-video flow and load the run's world.
+
+    The flow reads its settings from the environment, as a worker's flow does; the variables
+    are set only while it runs (module-scoped fixtures cannot use ``monkeypatch``).
+    """
+    settings = Settings(data_dir=root / "data", allow_private_sources=True)
+    catalog = Catalog.open(settings.catalog_path)
+    path = root / "video.mp4"
+    truth = write_video(spec, path)
+    assert truth == ground_truth(spec)
+    run_id, video_id = _queue_upload(catalog, path)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("VES_DATA_DIR", str(settings.data_dir))
+        env.setenv("VES_ALLOW_PRIVATE_SOURCES", "true")
+        published = process_video(ProcessVideoParams(run_id=run_id))
+    finished = RunStore(catalog).get(run_id)
+    assert finished.state == "succeeded", finished.error_message
+    reader, run_dir = ArtifactReader(), Path(published)
+    evidence = {
+        row["evidence_id"]: (row["start_s"], row["end_s"])
+        for row in reader.rows(run_dir, "evidence")
+    }
+    return Processed(truth, load_world(reader, run_dir, video_id, run_id), evidence)
+
+
+@pytest.fixture(scope="module")
+def lobby_world(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Processed:
+    """The lobby: three movers (one dwells), "LOBBY" and "EXIT 3", a cut at 12 s."""
+    return process_scene(lobby_scene(), tmp_path_factory.mktemp("lobby"))
+
+
+@pytest.fixture(scope="module")
+def signs_world(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Processed:
+    """Two signs ("OPEN DAILY" all along, "SALE 50%" 10-25 s) and two walkers, no cut."""
+    return process_scene(two_signs(), tmp_path_factory.mktemp("signs"))
