@@ -7,6 +7,7 @@ can check it mechanically. No claims means no evidence: the engine then refuses.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 
 from ask.intent import Intent
@@ -239,7 +240,7 @@ def _lasting(
     world: RunWorld, evidence_id: str, who: str, verb: str, start: float, end: float
 ) -> Claim:
     length = end - start
-    text = f"{_cap(who)} {verb} for {length:.1f} s, from {fmt_time(start)} to {fmt_time(end)}."
+    text = f"{_cap(who)} {verb} for {fmt_time(length)}, from {fmt_time(start)} to {fmt_time(end)}."
     return Claim(text, (world.cite(evidence_id),), times=(start, end), durations=(length,))
 
 
@@ -309,15 +310,30 @@ def between(world: RunWorld, intent: Intent) -> list[Claim]:
 
 
 def change(world: RunWorld, intent: Intent) -> list[Claim]:
-    claims = []
-    for cut in events_for(
+    """Each scene change (the first few, the rest counted) and what appeared or went within a
+    second of it."""
+    cuts = events_for(
         world, Intent("change", "scene_change", window=intent.window), ("scene_change",)
-    ):
+    )
+    times = [e.t_s for e in world.events]  # events are in time order
+    claims = []
+    for cut in cuts[:MAX_LISTED]:
         claims.append(_event_claim(world, cut))
-        near = Intent("between", window=(cut.t_s - 1.0, cut.t_s + 1.0))
-        for event in events_for(world, near, ("appear", "disappear", "text_seen")):
-            if abs(event.t_s - cut.t_s) <= 1.0:
+        lo, hi = bisect_left(times, cut.t_s - 1.0), bisect_right(times, cut.t_s + 1.0)
+        for event in world.events[lo:hi]:
+            if event.type in {"appear", "disappear", "text_seen"}:
                 claims.append(_event_claim(world, event))
+    if len(cuts) > MAX_LISTED:
+        rest = cuts[MAX_LISTED:]
+        cites = tuple(world.cite(e.evidence_id) for e in rest)
+        claims.append(
+            Claim(
+                f"And {len(rest)} more scene changes.",
+                cites,
+                counts=(len(rest),),
+                counted=len(rest),
+            )
+        )
     return claims
 
 

@@ -3,7 +3,8 @@
 A ByteTrack-style tracker (CPU, numpy + scipy). Per sampled frame:
 
 1. Drop tracks that are over: a confirmed track unseen for more than ``max_lost_s`` SECONDS
-   (sampling rates vary, so frames are no clock); a tentative track that missed more than one
+   (sampling rates vary, so frames are no clock), or for more than ``exit_lost_s`` when it was
+   last seen at the frame's edge (it left the picture); a tentative track that missed more than one
    sampled frame (read from gaps in ``frame_index``, so frames without rows need not be fed).
 2. Predict every track's box with a constant-velocity Kalman filter (``tasks.kalman``).
 3. Match in four Hungarian passes, each class-aware (a box only joins a track of its class):
@@ -92,6 +93,11 @@ class TrackerConfig:
         min_hits: consecutive sampled frames a new track needs before it is confirmed.
         max_lost_s: seconds a confirmed track survives without a matching box.
         min_track_s: confirmed tracks spanning less time than this are dropped at the end.
+        exit_lost_s: a confirmed track last seen touching the frame's edge (within
+            ``edge_margin``) is over after this many seconds unseen: it left the picture, and
+            whatever comes in at that edge later is something new (a walker leaving on the
+            right and a visitor entering there 2.4 s later are two objects, not one).
+        edge_margin: how close to the edge (normalised) counts as touching it.
     """
 
     high_thresh: float = 0.5
@@ -100,6 +106,8 @@ class TrackerConfig:
     min_hits: int = 2
     max_lost_s: float = 3.0
     min_track_s: float = 0.0
+    exit_lost_s: float = 0.6
+    edge_margin: float = 0.02
 
     def __post_init__(self) -> None:
         """Refuse settings under which the passes above make no sense."""
@@ -212,8 +220,12 @@ class Tracker:
         self._frame, self._t = frame_index, t_s
         tracks = self._tracks
         missed = tracks.last_frame < frame_index - 1 - _TENTATIVE_MISSES
-        expired = t_s - tracks.last_t > self.cfg.max_lost_s + _TIME_EPS
-        tracks.keep(np.where(tracks.confirmed, ~expired, ~missed))
+        unseen = t_s - tracks.last_t
+        expired = unseen > self.cfg.max_lost_s + _TIME_EPS
+        exited = _at_edge(tracks.last_box, self.cfg.edge_margin) & (
+            unseen > self.cfg.exit_lost_s + _TIME_EPS
+        )
+        tracks.keep(np.where(tracks.confirmed, ~(expired | exited), ~missed))
         lost = tracks.last_frame < frame_index - 1
         tracks.mean, tracks.cov = kalman.predict(
             kalman.stop_resizing(tracks.mean, lost), tracks.cov, dt
@@ -297,6 +309,15 @@ class Tracker:
 
 
 Frame = tuple[int, float, IntArray]  # (frame_index, t_s, rows of dets)
+
+
+def _at_edge(boxes: F64, margin: float) -> BoolArray:
+    """Which normalised ``(N, 4)`` boxes touch the frame's edge."""
+    if not len(boxes):
+        return np.zeros(0, dtype=bool)
+    low = (boxes[:, 0] <= margin) | (boxes[:, 1] <= margin)
+    high = (boxes[:, 2] >= 1.0 - margin) | (boxes[:, 3] >= 1.0 - margin)
+    return np.asarray(low | high, dtype=bool)
 
 
 def _frames_with_rows(dets: Detections) -> list[Frame]:

@@ -174,6 +174,25 @@ def test_vanished_object_resumes_its_id_within_max_lost_s(
     assert set(ids["after"]) == ({1} if same_id else {2})
 
 
+@pytest.mark.parametrize(("gap_s", "same_id"), [(0.4, True), (2.4, False)])
+def test_what_left_at_the_edge_is_not_what_enters_there_later(gap_s: float, same_id: bool) -> None:
+    """A walker leaves on the right; a visitor comes in there ``gap_s`` later, walking left. A
+    short gap at the edge is a missed detection; a longer one is a new object (the two-signs
+    video's walker and visitor were one object before ``exit_lost_s``)."""
+    gap = round(gap_s * FPS)
+    walker = path("walker", range(20), (0.5, 0.5), (0.12, 0.0))  # reaches the edge at 4 s
+    walker = [s for s in walker if s.box[2] <= 1.0]
+    last = walker[-1].frame
+    visitor = path("visitor", range(last + 1 + gap, last + 21 + gap), (1.0, 0.5), (-0.12, 0.0))
+    visitor = [
+        Seen("visitor", s.frame, box_at(0.97 - 0.024 * (s.frame - last - 1 - gap), 0.5))
+        for s in visitor
+    ]
+    ids = ids_by_label(walker + visitor)
+    assert set(ids["walker"]) == {1}
+    assert set(ids["visitor"]) == ({1} if same_id else {2})
+
+
 def test_moving_object_hidden_for_1_s_is_found_along_its_path() -> None:
     frames = [f for f in range(40) if not 15 <= f < 20]
     ids = ids_by_label(path("x", frames, (0.1, 0.5), (0.15, 0.0), jitter=0.002))
