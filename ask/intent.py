@@ -12,269 +12,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-
-def _either(*patterns: str) -> str:
-    """One pattern matching any of ``patterns`` as whole words."""
-    return "|".join(rf"\b{p}\b" for p in patterns)
-
-
-def _words(*patterns: str) -> str:
-    """One pattern matching any of ``patterns`` between word boundaries."""
-    return rf"\b(?:{'|'.join(patterns)})\b"
-
-
-# What text in a video is called, in "what ..." and "which ..." questions.
-_WRITING = r"(?:texts?|words?|signs?|captions?|labels?|banners?|writing)"
-
-# Question shapes, tried in order; the first that matches decides the intent.
-_SHAPES: tuple[tuple[str, str], ...] = (
-    ("duration", r"\bhow long\b|\bfor how much time\b|\bduration\b"),
-    ("count", r"\bhow many\b|\bnumber of\b|\bcount\b"),
-    (
-        "text",
-        _either(
-            rf"what {_WRITING}",
-            r"what does (?:the|a|that|this) \w+ say",
-            r"what(?:'s| is| was) written",
-            r"read (?:the|any)",
-            rf"which {_WRITING}",
-            r"what (?:do|did) the signs? say",
-            r"what is (?:on|shown on) the (?:sign|screen)",
-        ),
-    ),
-    ("zone", r"\bwhich (?:zones?|area|part|side)\b|\bwhere\b|\bin what (?:zone|area)\b"),
-    ("first", r"\bfirst\b|\bearliest\b"),
-    ("last", r"\blast\b|\blatest\b|\bfinal\b"),
-    (
-        "change",
-        r"\bwhat (?:changed|changes|happened) (?:at|during|in) the (?:scene )?(?:change|cut)\b",
-    ),
-    (
-        "between",
-        r"\bwhat (?:happened|happens|went on|is going on|was going on)\b|\bdescribe\b|\bsummar",
-    ),
-    ("when", r"\bwhen\b|\bwhat time\b|\bat what (?:point|moment|second)\b|\btimestamp\b"),
-    (
-        "exists",
-        r"^(?:is|are|was|were|did|does|do|has|have|can you see|could you see)\b|\bany\b|\bever\b",
-    ),
-    ("list", r"\bwhat (?:objects|things)\b|\bwhich (?:objects|things)\b|\blist\b"),
+from ask.vocabulary import (
+    ACTIONS,
+    NAMED_THINGS,
+    PEOPLE,
+    PHYSICAL,
+    SCENE,
+    SHAPES,
+    TEXT_WORDS,
+    TIME,
+    UNSUPPORTED_ATTRIBUTES,
+    VIDEO_WORDS,
 )
-
-_ACTIONS: tuple[tuple[str, str], ...] = (
-    (
-        "dwell",
-        _words(
-            *[
-                r"dwell\w*",
-                r"linger\w*",
-                r"loiter\w*",
-                r"stay\w*",
-                r"stood",
-                r"stand\w*",
-                r"stop\w*",
-                r"wait\w*",
-            ],
-            *[r"pause\w*", r"still", r"idle"],
-        ),
-    ),
-    (
-        "enter_zone",
-        r"\b(?:enter\w*|go(?:es)? into|went into|walk\w* into|come into|came into|move\w* into)\b",
-    ),
-    (
-        "exit_zone",
-        r"\b(?:exit\w*|leave|leaves|left (?:the )?(?:zone|area)|go(?:es)? out|went out)\b",
-    ),
-    (
-        "disappear",
-        _words(
-            r"disappear\w*",
-            r"vanish\w*",
-            "gone",
-            "go away",
-            "went away",
-            r"leave the (?:video|frame|scene)",
-            r"left the (?:video|frame|scene|picture)",
-            r"out of (?:view|sight)",
-        ),
-    ),
-    (
-        "appear",
-        _words(
-            r"appear\w*",
-            r"show(?:s|ed|n)? up",
-            r"arriv\w*",
-            r"enter\w* the (?:video|frame|scene|picture)",
-            r"c[oa]me into view",
-            *["seen", "visible", "present", "there"],
-        ),
-    ),
-)
-
-_SCENE = _words(
-    r"scene (?:change|cut)s?",
-    r"cuts?",
-    r"scene changes?",
-    r"shot changes?",
-    r"camera (?:change|switch)\w*",
-    r"the scene change\w*",
-)
-_TEXT = _words(
-    *[
-        "text",
-        "texts",
-        "sign",
-        "signs",
-        "signage",
-        "caption",
-        "captions",
-        "writing",
-        "written",
-        "words?",
-        "label",
-        "labels",
-    ],
-    *["banner", "screen"],
-)
-_PEOPLE_WORDS = (
-    *[
-        "someone",
-        "somebody",
-        "anyone",
-        "anybody",
-        "people",
-        "persons?",
-        "person",
-        "man",
-        "men",
-        "woman",
-        "women",
-    ],
-    *["visitors?", "customers?", "walkers?", "pedestrians?", "individuals?"],
-)
-_PHYSICAL = _words(
-    *[
-        "objects?",
-        "things?",
-        "something",
-        "anything",
-        "movers?",
-        "movement",
-        "motion",
-        "moving",
-        "figures?",
-        "shapes?",
-    ],
-    *_PEOPLE_WORDS,
-)
-_PEOPLE = _words(*_PEOPLE_WORDS)
-
-# Things a video may show that only a detector trained on them can name (COCO and more).
-NAMED_THINGS = [
-    "bicycle",
-    "bike",
-    "car",
-    "cars",
-    "truck",
-    "trucks",
-    "bus",
-    "buses",
-    "motorcycle",
-    "motorbike",
-    "train",
-    "boat",
-    "airplane",
-    "plane",
-    "helicopter",
-    "helicopters",
-    "drone",
-    "drones",
-    "dog",
-    "dogs",
-    "cat",
-    "cats",
-    "horse",
-    "horses",
-    "bird",
-    "birds",
-    "cow",
-    "cows",
-    "sheep",
-    "elephant",
-    "bear",
-    "zebra",
-    "giraffe",
-    "animal",
-    "animals",
-    "backpack",
-    "umbrella",
-    "handbag",
-    "bag",
-    "suitcase",
-    "bottle",
-    "cup",
-    "chair",
-    "chairs",
-    "couch",
-    "bed",
-    "table",
-    "laptop",
-    "phone",
-    "tv",
-    "television",
-    "knife",
-    "gun",
-    "guns",
-    "weapon",
-    "weapons",
-    "fire",
-    "smoke",
-    "flame",
-    "flames",
-    "ball",
-    "skateboard",
-    "surfboard",
-    "kite",
-    "vehicle",
-    "vehicles",
-    "van",
-    "taxi",
-    "bench",
-    "package",
-    "parcel",
-    "box",
-    "boxes",
-    "tree",
-    "trees",
-]
-_UNSUPPORTED_ATTRIBUTES = (
-    ("colour", r"\bcolou?rs?\b|\bwhat colou?r\b"),
-    (
-        "identity",
-        r"\bwho (?:is|was|are|were)\b|\bname of\b|\bwhose\b|\bidentif\w*\b|\brecogni\w*\b",
-    ),
-    (
-        "sound",
-        r"\b(?:hear|heard|sound|sounds|audio|music|voice|said|say|says|talk\w*|speak\w*|shout\w*)\b",
-    ),
-    ("emotion", r"\b(?:happy|sad|angry|emotion\w*|feel\w*|mood|smil\w*)\b"),
-    ("speed", r"\bhow fast\b|\bspeed\b|\bmph\b|\bkm/h\b"),
-    ("age or gender", r"\bhow old\b|\bage\b|\bgender\b|\bmale\b|\bfemale\b"),
-    ("intent", r"\bwhy\b"),
-    ("the future", r"\bwill\b.*\b(?:next|later|tomorrow)\b|\bpredict\w*\b"),
-)
-_VIDEO_WORDS = re.compile(
-    r"\b(?:video|clip|footage|recording|frame|frames|scene|shot|camera|zone|zones|area|left|right"
-    r"|center|centre|middle|appear\w*|disappear\w*|enter\w*|leave|left|exit\w*|dwell\w*|stay\w*"
-    r"|linger\w*|loiter\w*"
-    r"|stop\w*|happen\w*|visible|seen|see|shown|moving|moved|move\w*|time|when|second|seconds"
-    r"|minute|minutes|start|end|beginning)\b"
-)
-
-_NUMBER = r"(\d+(?:\.\d+)?)"
-_CLOCK = r"(\d{1,2}):(\d{2}(?:\.\d+)?)"
-_TIME = rf"(?:{_CLOCK}|{_NUMBER}\s*(?:s|sec|secs|second|seconds|min|mins|minute|minutes)?\b)"
 
 
 @dataclass(frozen=True)
@@ -304,7 +53,7 @@ class Intent:
 
 
 def parse_time(match: re.Match[str], offset: int = 1) -> float:
-    """Seconds of a ``_TIME`` match (groups: minutes, seconds of a clock; or a number + unit)."""
+    """Seconds of a ``TIME`` match (groups: minutes, seconds of a clock; or a number + unit)."""
     minutes, seconds, number = match.group(offset), match.group(offset + 1), match.group(offset + 2)
     if minutes is not None:
         return int(minutes) * 60 + float(seconds)
@@ -314,20 +63,20 @@ def parse_time(match: re.Match[str], offset: int = 1) -> float:
 
 def find_window(q: str) -> tuple[float, float] | None:
     """The time window a question names, if any."""
-    between = re.search(rf"\b(?:between|from)\s+{_TIME}\s*(?:and|to|-|until|till)\s+{_TIME}", q)
+    between = re.search(rf"\b(?:between|from)\s+{TIME}\s*(?:and|to|-|until|till)\s+{TIME}", q)
     if between:
         a, b = parse_time(between, 1), parse_time(between, 4)
         return (min(a, b), max(a, b))
-    first_n = re.search(rf"\b(?:first|opening)\s+{_TIME}", q)
+    first_n = re.search(rf"\b(?:first|opening)\s+{TIME}", q)
     if first_n:
         return (0.0, parse_time(first_n, 1))
-    after = re.search(rf"\bafter\s+{_TIME}", q)
-    before = re.search(rf"\bbefore\s+{_TIME}", q)
+    after = re.search(rf"\bafter\s+{TIME}", q)
+    before = re.search(rf"\bbefore\s+{TIME}", q)
     if after or before:
         start = parse_time(after, 1) if after else 0.0
         end = parse_time(before, 1) if before else float("inf")
         return (start, end)
-    at = re.search(rf"\b(?:at|around|near)\s+{_TIME}", q)
+    at = re.search(rf"\b(?:at|around|near)\s+{TIME}", q)
     if at and (at.group(1) or re.search(r"\d\s*(?:s|sec|second)", at.group(0))):
         t = parse_time(at, 1)
         return (max(0.0, t - 1.0), t + 1.0)
@@ -358,9 +107,9 @@ def _subject(q: str, known: frozenset[str]) -> tuple[str, str | None]:
             return singular, None
         if word in NAMED_THINGS:
             return "object", word
-    if re.search(_SCENE, q):
+    if re.search(SCENE, q):
         return "scene_change", None
-    if re.search(_TEXT, q) and not re.search(r"\bleft\b.*\bscene\b", q):
+    if re.search(TEXT_WORDS, q) and not re.search(r"\bleft\b.*\bscene\b", q):
         return "text", None
     return "object", None
 
@@ -375,7 +124,7 @@ def _action(q: str, zone: str | None) -> str | None:
     Entering or leaving with no zone in sight ("when did the first object leave?") is coming
     into or going out of view: a zone crossing needs a zone.
     """
-    action = next((a for a, pattern in _ACTIONS if re.search(pattern, q)), None)
+    action = next((a for a, pattern in ACTIONS if re.search(pattern, q)), None)
     if action in _CROSSINGS and zone is None and not re.search(_ZONE_WORDS, q):
         return _CROSSINGS[action]
     return action
@@ -395,8 +144,8 @@ def _zone(q: str, zones: list[str]) -> str | None:
 
 def _shape(q: str) -> str:
     """The first shape ``q`` matches; "the first 10 s" names a window, not the first thing."""
-    shaped = re.sub(rf"\b(?:first|opening)\s+{_TIME}", " ", q)
-    return next((k for k, pattern in _SHAPES if re.search(pattern, shaped)), "unknown")
+    shaped = re.sub(rf"\b(?:first|opening)\s+{TIME}", " ", q)
+    return next((k for k, pattern in SHAPES if re.search(pattern, shaped)), "unknown")
 
 
 def parse_question(question: str, known: frozenset[str], zones: list[str]) -> Intent:
@@ -407,16 +156,16 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
     subject, named = _subject(q, known)
     if quoted is not None and subject == "object" and named is None:
         subject = "text"
-    for what, pattern in _UNSUPPORTED_ATTRIBUTES:
+    for what, pattern in UNSUPPORTED_ATTRIBUTES:
         if re.search(pattern, q) and not (what == "sound" and subject == "text"):
             return Intent("unsupported", unsupported=what)
     if named is not None:
         return Intent("unsupported", unsupported=named)
     kind = _shape(q)
     on_topic = (
-        _VIDEO_WORDS.search(q)
-        or re.search(_PHYSICAL, q)
-        or re.search(_TEXT, q)
+        VIDEO_WORDS.search(q)
+        or re.search(PHYSICAL, q)
+        or re.search(TEXT_WORDS, q)
         or subject not in {"object", "text"}
     )
     if not on_topic:
@@ -429,5 +178,5 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
         zone=zone,
         window=find_window(q),
         quoted=quoted,
-        people=bool(re.search(_PEOPLE, q)),
+        people=bool(re.search(PEOPLE, q)),
     )

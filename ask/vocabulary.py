@@ -1,0 +1,273 @@
+"""The words questions use: question shapes, actions, subjects, and what the detectors cannot see.
+
+Patterns are matched against the lower-cased question (``ask.intent``). Each table lists the
+words people use for one idea, so a new synonym is one entry here.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def either(*patterns: str) -> str:
+    """One pattern matching any of ``patterns`` as whole words."""
+    return "|".join(rf"\b{p}\b" for p in patterns)
+
+
+def words(*patterns: str) -> str:
+    """One pattern matching any of ``patterns`` between word boundaries."""
+    return rf"\b(?:{'|'.join(patterns)})\b"
+
+
+# What text in a video is called, in "what ..." and "which ..." questions.
+WRITING = r"(?:texts?|words?|signs?|captions?|labels?|banners?|writing)"
+
+# Question shapes, tried in order; the first that matches decides the intent.
+SHAPES: tuple[tuple[str, str], ...] = (
+    ("duration", r"\bhow long\b|\bfor how much time\b|\bduration\b"),
+    ("count", r"\bhow many\b|\bnumber of\b|\bcount\b"),
+    (
+        "text",
+        either(
+            rf"what {WRITING}",
+            r"what does (?:the|a|that|this) \w+ say",
+            r"what(?:'s| is| was) written",
+            r"read (?:the|any)",
+            rf"which {WRITING}",
+            r"what (?:do|did) the signs? say",
+            r"what is (?:on|shown on) the (?:sign|screen)",
+        ),
+    ),
+    ("zone", r"\bwhich (?:zones?|area|part|side)\b|\bwhere\b|\bin what (?:zone|area)\b"),
+    ("first", r"\bfirst\b|\bearliest\b"),
+    ("last", r"\blast\b|\blatest\b|\bfinal\b"),
+    (
+        "change",
+        r"\bwhat (?:changed|changes|happened) (?:at|during|in) the (?:scene )?(?:change|cut)\b",
+    ),
+    (
+        "between",
+        r"\bwhat (?:happened|happens|went on|is going on|was going on)\b|\bdescribe\b|\bsummar",
+    ),
+    ("when", r"\bwhen\b|\bwhat time\b|\bat what (?:point|moment|second)\b|\btimestamp\b"),
+    (
+        "exists",
+        r"^(?:is|are|was|were|did|does|do|has|have|can you see|could you see)\b|\bany\b|\bever\b",
+    ),
+    ("list", r"\bwhat (?:objects|things)\b|\bwhich (?:objects|things)\b|\blist\b"),
+)
+
+ACTIONS: tuple[tuple[str, str], ...] = (
+    (
+        "dwell",
+        words(
+            *[
+                r"dwell\w*",
+                r"linger\w*",
+                r"loiter\w*",
+                r"stay\w*",
+                r"stood",
+                r"stand\w*",
+                r"stop\w*",
+                r"wait\w*",
+            ],
+            *[r"pause\w*", r"still", r"idle"],
+        ),
+    ),
+    (
+        "enter_zone",
+        r"\b(?:enter\w*|go(?:es)? into|went into|walk\w* into|come into|came into|move\w* into)\b",
+    ),
+    (
+        "exit_zone",
+        r"\b(?:exit\w*|leave|leaves|left (?:the )?(?:zone|area)|go(?:es)? out|went out)\b",
+    ),
+    (
+        "disappear",
+        words(
+            r"disappear\w*",
+            r"vanish\w*",
+            "gone",
+            "go away",
+            "went away",
+            r"leave the (?:video|frame|scene)",
+            r"left the (?:video|frame|scene|picture)",
+            r"out of (?:view|sight)",
+        ),
+    ),
+    (
+        "appear",
+        words(
+            r"appear\w*",
+            r"show(?:s|ed|n)? up",
+            r"arriv\w*",
+            r"enter\w* the (?:video|frame|scene|picture)",
+            r"c[oa]me into view",
+            *["seen", "visible", "present", "there"],
+        ),
+    ),
+)
+
+SCENE = words(
+    r"scene (?:change|cut)s?",
+    r"cuts?",
+    r"scene changes?",
+    r"shot changes?",
+    r"camera (?:change|switch)\w*",
+    r"the scene change\w*",
+)
+TEXT_WORDS = words(
+    *[
+        "text",
+        "texts",
+        "sign",
+        "signs",
+        "signage",
+        "caption",
+        "captions",
+        "writing",
+        "written",
+        "words?",
+        "label",
+        "labels",
+    ],
+    *["banner", "screen"],
+)
+PEOPLE_WORDS = (
+    *[
+        "someone",
+        "somebody",
+        "anyone",
+        "anybody",
+        "people",
+        "persons?",
+        "person",
+        "man",
+        "men",
+        "woman",
+        "women",
+    ],
+    *["visitors?", "customers?", "walkers?", "pedestrians?", "individuals?"],
+)
+PHYSICAL = words(
+    *[
+        "objects?",
+        "things?",
+        "something",
+        "anything",
+        "movers?",
+        "movement",
+        "motion",
+        "moving",
+        "figures?",
+        "shapes?",
+    ],
+    *PEOPLE_WORDS,
+)
+PEOPLE = words(*PEOPLE_WORDS)
+
+# Things a video may show that only a detector trained on them can name (COCO and more).
+NAMED_THINGS = [
+    "bicycle",
+    "bike",
+    "car",
+    "cars",
+    "truck",
+    "trucks",
+    "bus",
+    "buses",
+    "motorcycle",
+    "motorbike",
+    "train",
+    "boat",
+    "airplane",
+    "plane",
+    "helicopter",
+    "helicopters",
+    "drone",
+    "drones",
+    "dog",
+    "dogs",
+    "cat",
+    "cats",
+    "horse",
+    "horses",
+    "bird",
+    "birds",
+    "cow",
+    "cows",
+    "sheep",
+    "elephant",
+    "bear",
+    "zebra",
+    "giraffe",
+    "animal",
+    "animals",
+    "backpack",
+    "umbrella",
+    "handbag",
+    "bag",
+    "suitcase",
+    "bottle",
+    "cup",
+    "chair",
+    "chairs",
+    "couch",
+    "bed",
+    "table",
+    "laptop",
+    "phone",
+    "tv",
+    "television",
+    "knife",
+    "gun",
+    "guns",
+    "weapon",
+    "weapons",
+    "fire",
+    "smoke",
+    "flame",
+    "flames",
+    "ball",
+    "skateboard",
+    "surfboard",
+    "kite",
+    "vehicle",
+    "vehicles",
+    "van",
+    "taxi",
+    "bench",
+    "package",
+    "parcel",
+    "box",
+    "boxes",
+    "tree",
+    "trees",
+]
+UNSUPPORTED_ATTRIBUTES = (
+    ("colour", r"\bcolou?rs?\b|\bwhat colou?r\b"),
+    (
+        "identity",
+        r"\bwho (?:is|was|are|were)\b|\bname of\b|\bwhose\b|\bidentif\w*\b|\brecogni\w*\b",
+    ),
+    (
+        "sound",
+        r"\b(?:hear|heard|sound|sounds|audio|music|voice|said|say|says|talk\w*|speak\w*|shout\w*)\b",
+    ),
+    ("emotion", r"\b(?:happy|sad|angry|emotion\w*|feel\w*|mood|smil\w*)\b"),
+    ("speed", r"\bhow fast\b|\bspeed\b|\bmph\b|\bkm/h\b"),
+    ("age or gender", r"\bhow old\b|\bage\b|\bgender\b|\bmale\b|\bfemale\b"),
+    ("intent", r"\bwhy\b"),
+    ("the future", r"\bwill\b.*\b(?:next|later|tomorrow)\b|\bpredict\w*\b"),
+)
+VIDEO_WORDS = re.compile(
+    r"\b(?:video|clip|footage|recording|frame|frames|scene|shot|camera|zone|zones|area|left|right"
+    r"|center|centre|middle|appear\w*|disappear\w*|enter\w*|leave|left|exit\w*|dwell\w*|stay\w*"
+    r"|linger\w*|loiter\w*"
+    r"|stop\w*|happen\w*|visible|seen|see|shown|moving|moved|move\w*|time|when|second|seconds"
+    r"|minute|minutes|start|end|beginning)\b"
+)
+
+NUMBER = r"(\d+(?:\.\d+)?)"
+CLOCK = r"(\d{1,2}):(\d{2}(?:\.\d+)?)"
+TIME = rf"(?:{CLOCK}|{NUMBER}\s*(?:s|sec|secs|second|seconds|min|mins|minute|minutes)?\b)"
