@@ -21,6 +21,7 @@ from ves.errors import (
     MethodNotAllowed,
     NotFound,
     PayloadTooLarge,
+    PlanLimitExceeded,
     RateLimited,
     Unauthorized,
     UnsupportedMediaType,
@@ -56,6 +57,9 @@ class Problem(BaseModel):
     code: str = Field(examples=["not_found"])
     request_id: str | None = Field(None, examples=["req_01jd3k8m2q7x4r5t6y7u8i9o0p"])
     errors: list[dict[str, Any]] | None = None
+    limit: str | None = Field(None, description="For 402: the plan limit that was reached.")
+    value: float | None = Field(None, description="For 402: that limit's value in the plan.")
+    used: float | None = Field(None, description="For 402: how much of it is used.")
 
 
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -78,6 +82,8 @@ def problem_body(error: VesError, request_id: str | None) -> dict[str, Any]:
     }
     if error.errors is not None:
         body["errors"] = error.errors
+    if isinstance(error, PlanLimitExceeded):
+        body.update(limit=error.limit, value=error.value, used=error.used)
     return body
 
 

@@ -17,7 +17,7 @@ from prefect import flow, get_run_logger
 from pydantic import BaseModel
 
 from flows.reporting import publish_prefect_artifacts
-from storage.artifacts import publish
+from storage.artifacts import publish, published_bytes
 from storage.runs import RunFailure
 from tasks.context import RunContext, heartbeat, load_context
 from tasks.cost import CostInputs, cost_task
@@ -76,7 +76,7 @@ def _run_stages(ctx: RunContext) -> dict[str, Any]:
         frames_decoded=sampled.decoded,
         frames_sampled=sampled.count,
         frames_analysed=sampled.count,
-        retention_days=ctx.settings.retention_days,
+        retention_days=ctx.plan.retention_days,
         price_per_video_minute=ctx.settings.price_per_video_minute,
         truncated=sampled.truncated_at_bound,
     )
@@ -109,7 +109,7 @@ def process_video(params: ProcessVideoParams) -> str:
         ctx.runs.fail(ctx.run_id, _failure_of(exc, _flow_run_id()))
         ctx.layout.discard()
         raise
-    if not ctx.runs.succeed(ctx.run_id, str(final)):
+    if not ctx.runs.succeed(ctx.run_id, str(final), cost["processed_s"], published_bytes(final)):
         # The reaper gave up on this run meanwhile: its artifacts must not outlive the verdict.
         shutil.rmtree(final, ignore_errors=True)
         logger.warning("run %s was failed while it ran; its artifacts were withdrawn", ctx.run_id)

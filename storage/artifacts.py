@@ -131,3 +131,10 @@ def publish(layout: RunLayout) -> Path:
     out.rename(layout.final_dir)
     layout.discard()
     return layout.final_dir
+
+
+def published_bytes(run_dir: Path) -> int:
+    """Bytes a published run keeps on disk: every file its manifest lists, and the manifest."""
+    manifest = json.loads((run_dir / MANIFEST).read_text())
+    listed = sum(int(f["bytes"]) for f in manifest["files"])
+    return listed + (run_dir / MANIFEST).stat().st_size

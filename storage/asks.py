@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from storage.catalog import Catalog
+from storage.usage import consume, day_of, month_of
 from ves.clock import now_rfc3339
 from ves.ids import new_id
+from ves.plans import PlanLimits
 
 
 @dataclass(frozen=True)
@@ -32,16 +34,6 @@ class AskRecord:
     created_at: str
 
 
-def count_usage(conn: Any, tenant_id: str, metric: str, now: str, amount: float = 1.0) -> None:
-    """Add ``amount`` to the tenant's ``metric`` for the month and the day of ``now``."""
-    for period in (now[:7], now[:10]):
-        conn.execute(
-            "INSERT INTO usage (tenant_id, period, metric, value) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (tenant_id, period, metric) DO UPDATE SET value = value + excluded.value",
-            (tenant_id, period, metric, amount),
-        )
-
-
 class AskLog:
     """Writes and reads the ask log."""
 
@@ -55,10 +47,16 @@ class AskLog:
         run_id: str,
         answer: dict[str, Any],
         phrased_by: str,
+        limits: PlanLimits | None = None,
     ) -> str:
-        """Log an answered question and count it; returns the ask id."""
+        """Log an answered question and count it (with ``limits``: only within the plan's
+        ``asks_per_day``, else ``PlanLimitExceeded`` and nothing is logged); returns the ask id.
+        """
         ask_id, now = new_id("ask"), now_rfc3339()
+        cap = limits.asks_per_day if limits is not None else float("inf")
         with self.catalog.write() as conn:
+            periods = (month_of(now), day_of(now))
+            consume(conn, tenant_id, periods, "asks", ("asks_per_day", cap, day_of(now)))
             conn.execute(
                 "INSERT INTO asks (ask_id, tenant_id, video_id, run_id, question, answer_json,"
                 " grounded, refusal_reason, phrased_by, created_at)"
@@ -76,7 +74,6 @@ class AskLog:
                     now,
                 ),
             )
-            count_usage(conn, tenant_id, "asks", now)
         return ask_id
 
     def for_run(self, run_id: str) -> list[AskRecord]:

@@ -96,6 +96,19 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX asks_tenant ON asks(tenant_id, created_at);
     CREATE INDEX asks_run ON asks(run_id, created_at);
     """,
+    # 6: requests counted per key (the demo onboarding's rate limit per client address).
+    """
+    CREATE TABLE rate_events (
+        bucket TEXT NOT NULL,
+        at     REAL NOT NULL
+    );
+    CREATE INDEX rate_events_bucket ON rate_events(bucket, at);
+    """,
+    # 7: retention: when a run's artifacts were deleted, and how many bytes they held.
+    """
+    ALTER TABLE runs ADD COLUMN artifacts_bytes INTEGER;
+    ALTER TABLE runs ADD COLUMN expired_at TEXT;
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

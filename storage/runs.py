@@ -14,9 +14,11 @@ from typing import Any
 
 from storage.catalog import Catalog
 from storage.records import Run
+from storage.usage import ALL, active_runs, add, month_of, refuse, used
 from ves.clock import now_rfc3339, to_rfc3339, utc_now
 from ves.errors import Conflict, NotFound
 from ves.ids import new_id
+from ves.plans import PlanLimits
 
 ACTIVE_STATES = ("queued", "running")
 
@@ -35,12 +37,22 @@ class RunStore:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
 
-    def create(self, tenant_id: str, video_id: str, params: dict[str, Any]) -> Run:
-        """A new ``queued`` run of the tenant's video.
+    def create(
+        self,
+        tenant_id: str,
+        video_id: str,
+        params: dict[str, Any],
+        limits: PlanLimits | None = None,
+    ) -> Run:
+        """A new ``queued`` run of the tenant's video, counted as an execution of the month.
+
+        With ``limits``, the plan is checked in the same transaction first: runs queued or
+        running at once, executions and processed seconds this month, bytes of artifacts kept.
 
         Raises:
             NotFound: no such video for this tenant.
             Conflict: the video is queued or running already, or still awaits its upload.
+            PlanLimitExceeded: a limit of the plan would be passed (which one, in the error).
         """
         run_id, now = new_id("run"), now_rfc3339()
         with self.catalog.write() as conn:
@@ -51,6 +63,8 @@ class RunStore:
             if row is None:
                 raise NotFound(f"no video {video_id}")
             _check_executable(video_id, row["state"])
+            _check_plan(conn, tenant_id, now, limits)
+            add(conn, tenant_id, month_of(now), "executions", 1.0)
             conn.execute(
                 "INSERT INTO runs (run_id, video_id, tenant_id, state, stage, progress,"
                 " params_json, created_at, heartbeat_at)"
@@ -113,9 +127,17 @@ class RunStore:
                 (now_rfc3339(), run_id),
             )
 
-    def succeed(self, run_id: str, artifacts_path: str) -> bool:
-        """``running`` -> ``succeeded`` with the published artifacts; False if not running."""
-        return self._finish(run_id, "succeeded", None, artifacts_path)
+    def succeed(
+        self, run_id: str, artifacts_path: str, processed_s: float = 0.0, artifacts_bytes: int = 0
+    ) -> bool:
+        """``running`` -> ``succeeded`` with the published artifacts; False if not running.
+
+        The processed seconds (this month) and the bytes kept are counted in the same
+        transaction.
+        """
+        return self._finish(
+            run_id, "succeeded", None, artifacts_path, (processed_s, artifacts_bytes)
+        )
 
     def fail(self, run_id: str, failure: RunFailure) -> bool:
         """An active run -> ``failed`` with its reason; False if it had already ended."""
@@ -144,7 +166,12 @@ class RunStore:
         return [r["run_id"] for r in rows if self.fail(r["run_id"], failure)]
 
     def _finish(
-        self, run_id: str, state: str, failure: RunFailure | None, artifacts_path: str | None
+        self,
+        run_id: str,
+        state: str,
+        failure: RunFailure | None,
+        artifacts_path: str | None,
+        counted: tuple[float, int] | None = None,
     ) -> bool:
         now = now_rfc3339()
         allowed = ("running",) if state == "succeeded" else ACTIVE_STATES
@@ -168,7 +195,40 @@ class RunStore:
             ).rowcount
             if updated:
                 _set_video_state(conn, _video_of(conn, run_id), state, now)
+            if updated and counted is not None:
+                _count_run(conn, run_id, now, *counted)
         return bool(updated)
+
+
+def _check_plan(conn: Any, tenant_id: str, now: str, limits: PlanLimits | None) -> None:
+    """Raise ``PlanLimitExceeded`` if one more run would pass a limit of the plan."""
+    if limits is None:
+        return
+    month = month_of(now)
+    checks = (
+        ("concurrent_runs", limits.concurrent_runs, active_runs(conn, tenant_id)),
+        (
+            "executions_per_month",
+            limits.executions_per_month,
+            used(conn, tenant_id, month, "executions"),
+        ),
+        (
+            "processed_s_per_month",
+            limits.processed_s_per_month,
+            used(conn, tenant_id, month, "processed_s"),
+        ),
+        ("storage_bytes", limits.storage_bytes, used(conn, tenant_id, ALL, "storage_bytes")),
+    )
+    for name, value, now_used in checks:
+        if now_used >= value:
+            raise refuse(name, value, now_used)
+
+
+def _count_run(conn: Any, run_id: str, now: str, processed_s: float, artifacts_bytes: int) -> None:
+    tenant_id = conn.execute("SELECT tenant_id FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+    add(conn, tenant_id, month_of(now), "processed_s", processed_s)
+    add(conn, tenant_id, ALL, "storage_bytes", float(artifacts_bytes))
+    conn.execute("UPDATE runs SET artifacts_bytes = ? WHERE run_id = ?", (artifacts_bytes, run_id))
 
 
 def _check_executable(video_id: str, state: str) -> None:

@@ -12,9 +12,11 @@ from typing import Any
 
 from storage.catalog import Catalog
 from storage.records import Run, SourceType, Video, VideoState
+from storage.usage import ALL, consume
 from ves.clock import now_rfc3339
 from ves.errors import Conflict, NotFound
 from ves.ids import new_id
+from ves.plans import PlanLimits
 
 
 @dataclass(frozen=True)
@@ -42,13 +44,19 @@ class VideoStore:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
 
-    def create(self, new: NewVideo) -> Video:
-        """Store a new video: ``awaiting_upload`` for uploads, ``registered`` otherwise."""
+    def create(self, new: NewVideo, limits: PlanLimits | None = None) -> Video:
+        """Store a new video: ``awaiting_upload`` for uploads, ``registered`` otherwise.
+
+        It is counted in the tenant's videos in the same transaction; with ``limits`` the plan's
+        ``videos`` limit is checked there first (``PlanLimitExceeded``).
+        """
         state: VideoState = "awaiting_upload" if new.source_type == "upload" else "registered"
         now = now_rfc3339()
         video_id = new_id("vid")
         upload_json = json.dumps(new.upload) if new.upload is not None else None
         with self.catalog.write() as conn:
+            cap = limits.videos if limits is not None else float("inf")
+            consume(conn, new.tenant_id, (ALL,), "videos", ("videos", cap, ALL))
             conn.execute(
                 "INSERT INTO videos (video_id, tenant_id, title, source_type, source_url, state,"
                 " upload_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -5,14 +5,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from storage.artifacts import RunLayout
 from storage.catalog import Catalog
 from storage.runs import RunStore
+from storage.tenants import TenantStore
 from storage.videos import VideoStore
 from tasks.options import RunOptions
+from ves.plans import PlanLimits
 from ves.settings import Settings
 
 # Share of the whole run each stage takes (sampling decodes the video, so it dominates).
@@ -51,6 +53,7 @@ class RunContext:
     video_id: str
     source: SourceRef
     options: RunOptions
+    plan: PlanLimits = field(default_factory=PlanLimits)  # the tenant's plan
 
     @property
     def layout(self) -> RunLayout:
@@ -67,7 +70,7 @@ class RunContext:
     @property
     def max_duration_s(self) -> float:
         chosen = self.options.max_duration_s or self.settings.max_duration_s
-        return min(chosen, self.settings.max_duration_s)
+        return min(chosen, self.settings.max_duration_s, self.plan.max_video_s)
 
     @property
     def detector_mode(self) -> str:
@@ -95,7 +98,8 @@ def load_context(settings: Settings, run_id: str) -> RunContext:
     video = VideoStore(catalog).get(run.tenant_id, run.video_id)
     source = SourceRef(video.source_type, video.source_url, video.source_path, video.source_sha256)
     options = RunOptions.model_validate(run.params)
-    return RunContext(settings, run.run_id, run.tenant_id, run.video_id, source, options)
+    plan = settings.plan(TenantStore(catalog).get_tenant(run.tenant_id).plan)
+    return RunContext(settings, run.run_id, run.tenant_id, run.video_id, source, options, plan)
 
 
 @contextmanager

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tasks.geometry import ZoneSpec, default_zones
-from ves.errors import ValidationFailed
+from ves.errors import PlanLimitExceeded, ValidationFailed
+from ves.plans import PlanLimits
 from ves.settings import DETECTOR_MODES, Settings, check_detector_mode
 
 
@@ -90,13 +92,23 @@ class RunOptions(BaseModel):
             raise ValueError("zone names must be unique")
         return zones
 
-    def resolved(self, settings: Settings) -> RunOptions:
-        """These options with the service's detector mode filled in, checked against what the
-        service has: a ``yolo`` mode needs a model, ``yolo_model`` needs a ``yolo`` mode.
+    def resolved(self, settings: Settings, limits: PlanLimits | None = None) -> RunOptions:
+        """These options with the service's detector mode and the plan's longest stretch filled
+        in, checked against what the service has: a ``yolo`` mode needs a model, ``yolo_model``
+        needs a ``yolo`` mode, ``max_duration_s`` must be within the plan.
 
         Raises:
             ValidationFailed: naming the field at fault.
+            PlanLimitExceeded: ``max_duration_s`` is longer than the plan's ``max_video_s``.
         """
+        bound = min(settings.max_duration_s, limits.max_video_s if limits else math.inf)
+        if limits is not None and (self.max_duration_s or 0) > limits.max_video_s:
+            raise PlanLimitExceeded(
+                f"max_duration_s {self.max_duration_s:g} s is longer than the plan allows",
+                limit="max_video_s",
+                value=limits.max_video_s,
+                used=float(self.max_duration_s or 0),
+            )
         mode = self.detector or settings.detector
         uses_yolo = mode.startswith("yolo")
         if uses_yolo and not (self.yolo_model or settings.yolo_model):
@@ -107,7 +119,9 @@ class RunOptions(BaseModel):
         if self.yolo_model and not uses_yolo:
             message = f"yolo_model is only used by the yolo detector modes, not {mode}"
             raise ValidationFailed(message, errors=[{"loc": ["body", "detector"], "msg": message}])
-        return self.model_copy(update={"detector": mode})
+        return self.model_copy(
+            update={"detector": mode, "max_duration_s": min(self.max_duration_s or bound, bound)}
+        )
 
     def zone_specs(self) -> tuple[ZoneSpec, ...]:
         """The zones of the run (the defaults when none were given)."""

@@ -66,11 +66,16 @@ class Unauthorized(VesError):
 
 
 class PlanLimitExceeded(VesError):
-    """The action would pass one of the tenant's plan limits."""
+    """The action would pass one of the tenant's plan limits (``limit`` names it, ``value`` is
+    the plan's value, ``used`` what is used of it)."""
 
     code = "plan_limit_exceeded"
     status = 402
     title = "Plan limit exceeded"
+
+    def __init__(self, detail: str, *, limit: str, value: float, used: float) -> None:
+        super().__init__(detail)
+        self.limit, self.value, self.used = limit, value, used
 
 
 class NotFound(VesError):

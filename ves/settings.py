@@ -11,6 +11,8 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ves.plans import DEFAULT_PLANS, PlanLimits
+
 MiB = 1024 * 1024
 GiB = 1024 * MiB
 
@@ -149,7 +151,17 @@ class Settings(BaseSettings):
     heartbeat_timeout_s: float = Field(
         90.0, gt=0, description="A running run silent this long is failed as stopped."
     )
-    retention_days: int = Field(7, ge=1, description="Days a run's artifacts are kept.")
+    plans: dict[str, PlanLimits] = Field(
+        default_factory=lambda: dict(DEFAULT_PLANS),
+        description=(
+            'Plans by name, as JSON (`{"sandbox": {"videos": 25, ...}}`); see `ves/plans.py`. '
+            "New tenants get `sandbox`."
+        ),
+    )
+    demo_rate_limit: int = Field(
+        3, ge=1, description="Demo workspaces one client address may create per window."
+    )
+    demo_rate_window_s: float = Field(600.0, gt=0, description="That window, in seconds.")
     price_per_video_minute: float = Field(
         0.0, ge=0, description="Price of one processed minute of video, for cost.json."
     )
@@ -191,6 +203,10 @@ class Settings(BaseSettings):
     def uploads_dir(self) -> Path:
         """Where uploaded recordings are stored, one folder per tenant and video."""
         return self.data_dir / "uploads"
+
+    def plan(self, name: str) -> PlanLimits:
+        """The limits of a plan; an unknown name gets ``sandbox``'s (never unlimited)."""
+        return self.plans.get(name) or self.plans.get("sandbox") or PlanLimits()
 
     @property
     def models_root(self) -> Path:

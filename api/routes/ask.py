@@ -13,13 +13,15 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Request
 
-from api.deps import CatalogDep, RunsDep, TenantDep, VideosDep
+from api.deps import CatalogDep, RunsDep, SettingsDep, TenantDep, VideosDep
 from api.problems import problem_responses
 from api.routes.artifacts import newest_run
 from api.schemas_ask import AskAnswer, AskRequest
 from ask.engine import Phraser, answer_question
 from ask.world import WorldCache
 from storage.asks import AskLog
+from storage.usage import UsageStore, day_of, refuse
+from ves.clock import now_rfc3339
 
 router = APIRouter(tags=["ask"])
 
@@ -55,7 +57,7 @@ def _worlds(request: Request) -> WorldCache:
         "`outside_detectors` (the run's detectors cannot see it, e.g. a helicopter when it ran "
         "motion), `off_topic` or `not_understood`. Times may be written as seconds or mm:ss."
     ),
-    responses=problem_responses(400, 401, 404, 409, 415, 422),
+    responses=problem_responses(400, 401, 402, 404, 409, 415, 422),
 )
 def ask_video(
     video_id: str,
@@ -64,15 +66,20 @@ def ask_video(
     videos: VideosDep,
     runs: RunsDep,
     catalog: CatalogDep,
+    settings: SettingsDep,
     body: Annotated[AskRequest, Body(openapi_examples=ASK_EXAMPLES)],
 ) -> AskAnswer:
+    limits = settings.plan(tenant.plan)
+    asked_today = UsageStore(catalog).value(tenant.tenant_id, day_of(now_rfc3339()), "asks")
+    if asked_today >= limits.asks_per_day:  # before any work; recording checks it atomically
+        raise refuse("asks_per_day", limits.asks_per_day, asked_today)
     run = newest_run(videos, runs, tenant.tenant_id, video_id)
     world = _worlds(request).get(Path(run.artifacts_path or ""), video_id, run.run_id)
     phraser: Phraser | None = getattr(request.app.state, "phraser", None)
     answer = answer_question(world, body.question, phraser)
     document = answer.as_dict()
     ask_id = AskLog(catalog).record(
-        tenant.tenant_id, video_id, run.run_id, document, answer.phrased_by
+        tenant.tenant_id, video_id, run.run_id, document, answer.phrased_by, limits
     )
     return AskAnswer(
         **document,

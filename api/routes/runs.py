@@ -40,9 +40,13 @@ EXECUTE_EXAMPLES = {
         "is already `queued` or `running` answers 409 `conflict`. The body is optional. "
         "`detector` chooses what is detected (`motion`, `motion+ocr` (the default), `yolo`, "
         "`yolo+ocr`); a YOLO model that is missing or fails makes the run fall back to motion, "
-        "which `cost.json`'s `fallback` and every evidence span's notes then say."
+        "which `cost.json`'s `fallback` and every evidence span's notes then say. 402 "
+        "`plan_limit_exceeded` (with `limit`, `value` and `used`) when the plan's runs at once, "
+        "executions or processed seconds this month, or storage are used up, or when "
+        "`max_duration_s` exceeds the plan's `max_video_s`; longer videos are processed up to "
+        "that bound."
     ),
-    responses=problem_responses(401, 404, 409, 415, 422, 503),
+    responses=problem_responses(401, 402, 404, 409, 415, 422, 503),
 )
 async def execute_video(
     video_id: str,
@@ -52,9 +56,10 @@ async def execute_video(
     settings: SettingsDep,
     options: Annotated[RunOptions | None, Body(openapi_examples=EXECUTE_EXAMPLES)] = None,
 ) -> ExecuteAccepted:
-    chosen = (options or RunOptions()).resolved(settings)
+    limits = settings.plan(tenant.plan)
+    chosen = (options or RunOptions()).resolved(settings, limits)
     params = chosen.model_dump(mode="json", exclude_none=True)
-    run = await run_in_threadpool(runs.create, tenant.tenant_id, video_id, params)
+    run = await run_in_threadpool(runs.create, tenant.tenant_id, video_id, params, limits)
     try:
         flow_run_id = await submitter.submit(run)
     except Unavailable:

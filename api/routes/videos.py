@@ -14,6 +14,7 @@ from api.problems import problem_responses
 from api.schemas import VideoCreate, VideoPublic, VideosPublic
 from storage.records import VIDEO_STATES
 from storage.uploads import UploadExpectation, store_upload, upload_path
+from storage.usage import ALL, UsageStore, refuse
 from storage.videos import NewVideo
 from ves.errors import (
     Conflict,
@@ -81,15 +82,20 @@ def check_source(body: VideoCreate, settings: Settings) -> None:
         "URLs are checked before anything is stored: the host must resolve to a public address "
         "(unless the operator allows private ones) and answer."
     ),
-    responses=problem_responses(400, 401, 413, 415, 422),
+    responses=problem_responses(400, 401, 402, 413, 415, 422),
 )
 def add_video(
     body: VideoCreate, tenant: TenantDep, videos: VideosDep, settings: SettingsDep
 ) -> VideoPublic:
+    limits = settings.plan(tenant.plan)
+    held = UsageStore(videos.catalog).value(tenant.tenant_id, ALL, "videos")
+    if held >= limits.videos:  # before contacting the source; create checks again, atomically
+        raise refuse("videos", limits.videos, held)
     check_source(body, settings)
     upload = body.upload.model_dump(mode="json") if body.upload else None
     video = videos.create(
-        NewVideo(tenant.tenant_id, body.title, body.resolved_source_type(), body.url, upload)
+        NewVideo(tenant.tenant_id, body.title, body.resolved_source_type(), body.url, upload),
+        limits,
     )
     return VideoPublic.from_video(video)
 
