@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from api.lifespan import reaper_lifespan
 from api.middleware import RequestGuardMiddleware
 from api.problems import install_problem_handlers
-from api.routes import artifacts, ask, dashboard, health, runs, videos
+from api.routes import artifacts, ask, billing, dashboard, health, onboarding, runs, videos
 from ask.phrasing import LlmPhraser
 from ask.world import WorldCache
 from flows.orchestrator import PrefectSubmitter, Submitter
@@ -61,6 +61,8 @@ def create_app(
     app.include_router(runs.router)
     app.include_router(artifacts.router)
     app.include_router(ask.router)
+    app.include_router(billing.router)
+    app.include_router(onboarding.router)
     app.include_router(dashboard.router)
     app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")
     return app
