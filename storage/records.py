@@ -69,6 +69,8 @@ class Run:
     flow_run_id: str | None = None
     heartbeat_at: str | None = None
     artifacts_path: str | None = None
+    artifacts_bytes: int | None = None  # bytes the published run holds
+    expired_at: str | None = None  # when retention deleted its artifacts
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> Run:
@@ -88,6 +90,8 @@ class Run:
             flow_run_id=row["flow_run_id"],
             heartbeat_at=row["heartbeat_at"],
             artifacts_path=row["artifacts_path"],
+            artifacts_bytes=row["artifacts_bytes"],
+            expired_at=row["expired_at"],
         )
 
 

@@ -104,7 +104,8 @@ class RunOptions(BaseModel):
         bound = min(settings.max_duration_s, limits.max_video_s if limits else math.inf)
         if limits is not None and (self.max_duration_s or 0) > limits.max_video_s:
             raise PlanLimitExceeded(
-                f"max_duration_s {self.max_duration_s:g} s is longer than the plan allows",
+                f"max_duration_s {self.max_duration_s:g} s is longer than the plan's limit "
+                f"max_video_s = {limits.max_video_s:g} s",
                 limit="max_video_s",
                 value=limits.max_video_s,
                 used=float(self.max_duration_s or 0),
