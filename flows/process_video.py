@@ -106,7 +106,7 @@ def process_video(params: ProcessVideoParams) -> str:
             cost = _run_stages(ctx)
             final = publish(ctx.layout)
     except BaseException as exc:
-        ctx.runs.fail(ctx.run_id, _failure_of(exc, _flow_run_id()))
+        ctx.runs.fail(ctx.run_id, _failure_of(exc, _flow_run_id()), ctx.plan.bill_failed_runs)
         ctx.layout.discard()
         raise
     if not ctx.runs.succeed(ctx.run_id, str(final), cost["processed_s"], published_bytes(final)):

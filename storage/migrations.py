@@ -104,10 +104,12 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX rate_events_bucket ON rate_events(bucket, at);
     """,
-    # 7: retention: when a run's artifacts were deleted, and how many bytes they held.
+    # 7: retention: when a run's artifacts were deleted, and how many bytes they held; the
+    # seconds of video a run decoded (billed for failed runs when the plan says so).
     """
     ALTER TABLE runs ADD COLUMN artifacts_bytes INTEGER;
     ALTER TABLE runs ADD COLUMN expired_at TEXT;
+    ALTER TABLE runs ADD COLUMN processed_s REAL;
     """,
 )
 

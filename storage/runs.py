@@ -139,9 +139,18 @@ class RunStore:
             run_id, "succeeded", None, artifacts_path, (processed_s, artifacts_bytes)
         )
 
-    def fail(self, run_id: str, failure: RunFailure) -> bool:
-        """An active run -> ``failed`` with its reason; False if it had already ended."""
-        return self._finish(run_id, "failed", failure, None)
+    def fail(self, run_id: str, failure: RunFailure, bill_processed: bool = False) -> bool:
+        """An active run -> ``failed`` with its reason; False if it had already ended.
+
+        With ``bill_processed`` (the plan's ``bill_failed_runs``), the seconds it had decoded
+        (``processed``) count in the month's usage, in the same transaction.
+        """
+        return self._finish(run_id, "failed", failure, None, None, bill_processed)
+
+    def processed(self, run_id: str, seconds: float) -> None:
+        """Record the seconds of video the run decoded (the sample stage, once it is done)."""
+        with self.catalog.write() as conn:
+            conn.execute("UPDATE runs SET processed_s = ? WHERE run_id = ?", (seconds, run_id))
 
     def active(self) -> list[Run]:
         """Every queued or running run, oldest first."""
@@ -172,6 +181,7 @@ class RunStore:
         failure: RunFailure | None,
         artifacts_path: str | None,
         counted: tuple[float, int] | None = None,
+        bill_processed: bool = False,
     ) -> bool:
         now = now_rfc3339()
         allowed = ("running",) if state == "succeeded" else ACTIVE_STATES
@@ -197,6 +207,8 @@ class RunStore:
                 _set_video_state(conn, _video_of(conn, run_id), state, now)
             if updated and counted is not None:
                 _count_run(conn, run_id, now, *counted)
+            if updated and bill_processed:
+                _count_failed_run(conn, run_id, now)
         return bool(updated)
 
 
@@ -229,6 +241,13 @@ def _count_run(conn: Any, run_id: str, now: str, processed_s: float, artifacts_b
     add(conn, tenant_id, month_of(now), "processed_s", processed_s)
     add(conn, tenant_id, ALL, "storage_bytes", float(artifacts_bytes))
     conn.execute("UPDATE runs SET artifacts_bytes = ? WHERE run_id = ?", (artifacts_bytes, run_id))
+
+
+def _count_failed_run(conn: Any, run_id: str, now: str) -> None:
+    row = conn.execute(
+        "SELECT tenant_id, processed_s FROM runs WHERE run_id = ?", (run_id,)
+    ).fetchone()
+    add(conn, row["tenant_id"], month_of(now), "processed_s", float(row["processed_s"] or 0.0))
 
 
 def _check_executable(video_id: str, state: str) -> None:

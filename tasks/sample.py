@@ -284,6 +284,7 @@ def sample_task(ctx: RunContext, source: SourceInfo) -> SampledFrames:
     )
     result = sample_video(source, cfg, ctx.layout.scratch_dir, lambda f: ctx.report("sample", f))
     write_rows(ctx.layout.out_dir, "frames", list(result.rows))
+    ctx.runs.processed(ctx.run_id, result.processed_s)
     refreshes = sum(1 for r in result.rows if r["refresh_reason"] == "scene_change")
     looks = sum(1 for r in result.rows if r["text_look"])
     get_run_logger().info(
