@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -123,6 +124,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         "VES_ALLOW_PRIVATE_SOURCES": "true",
         "VES_HEARTBEAT_TIMEOUT_S": "8",
         "VES_LOG_LEVEL": "warning",
+        # Three videos run at once here; the sandbox plan allows two.
+        "VES_PLANS": json.dumps({"sandbox": {"concurrent_runs": 8}}),
     }
     process = _start(env)
     _wait_for_banner(process)
