@@ -83,11 +83,12 @@ class RunStore:
         return Run.from_row(row)
 
     def latest_succeeded(self, tenant_id: str, video_id: str) -> Run | None:
-        """The newest succeeded run of the tenant's video, whose artifacts are served."""
+        """The newest succeeded run of the tenant's video whose artifacts are still kept (runs
+        retention has expired are skipped): the run whose artifacts are served."""
         with self.catalog.read() as conn:
             row = conn.execute(
                 "SELECT * FROM runs WHERE video_id = ? AND tenant_id = ? AND state = 'succeeded'"
-                " ORDER BY run_id DESC LIMIT 1",
+                " AND expired_at IS NULL ORDER BY run_id DESC LIMIT 1",
                 (video_id, tenant_id),
             ).fetchone()
         return Run.from_row(row) if row else None

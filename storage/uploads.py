@@ -3,6 +3,10 @@
 The bytes go to a private temporary file beside the destination and are renamed into place only
 when their size and SHA-256 match what was declared, so a failed or concurrent upload never leaves
 a half-written source behind and can simply be retried.
+
+A file the service already holds (the demo clip) is stored the same way without a client:
+``stage_copy`` takes a private copy (a hard link when it can) and hashes it, ``publish_staged``
+renames it into the video's folder once the video exists.
 """
 
 from __future__ import annotations
@@ -10,11 +14,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from storage.artifacts import sha256_file
 from ves.errors import PayloadTooLarge, ValidationFailed
 
 _SAFE_SUFFIX = re.compile(r"^\.[a-z0-9]{1,5}$")
@@ -103,3 +109,31 @@ def _check_complete(size: int, digest: str, expect: UploadExpectation) -> None:
             f"the bytes have SHA-256 {digest}, not the declared one; the upload may be retried",
             errors=[{"loc": ["body"], "msg": "sha256 does not match"}],
         )
+
+
+def stage_copy(source: Path, uploads_dir: Path) -> StoredUpload:
+    """A private copy of the local file ``source`` in ``uploads_dir``, measured and hashed.
+
+    It is a hard link when the filesystem allows one (no bytes copied; nothing ever rewrites an
+    upload or the source in place, they are only replaced by rename or deleted), else a copy.
+    Being our own name for the bytes, it is hashed without racing a rename of ``source``. Publish
+    it with ``publish_staged``; delete it (``path.unlink``) if that never happens.
+    """
+    uploads_dir.mkdir(parents=True, exist_ok=True)
+    staged = uploads_dir / f".staged-{uuid.uuid4().hex}{source.suffix}"
+    try:
+        try:
+            os.link(source, staged)
+        except OSError:  # another filesystem, or no hard links there
+            shutil.copyfile(source, staged)
+        return StoredUpload(staged, sha256_file(staged), staged.stat().st_size)
+    except BaseException:
+        staged.unlink(missing_ok=True)
+        raise
+
+
+def publish_staged(staged: StoredUpload, dest: Path) -> StoredUpload:
+    """Move a ``stage_copy`` to ``dest`` (from ``upload_path``) atomically."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staged.path.replace(dest)
+    return replace(staged, path=dest)

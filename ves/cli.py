@@ -8,6 +8,8 @@ each command, which keeps ``ves`` (the kernel) free of upward imports and the CL
     ves keys revoke KEY_ID         revoke a key
     ves keys list --tenant NAME    list a tenant's keys
     ves tenants list               list tenants
+    ves retention sweep [--dry-run]
+                                   delete the artifacts of runs past their plan's retention
 """
 
 from __future__ import annotations
@@ -64,6 +66,16 @@ def cmd_tenants_list(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_retention_sweep(settings: Settings, args: argparse.Namespace) -> int:
+    from storage.catalog import Catalog
+    from tasks.retention import sweep_retention
+
+    report = sweep_retention(settings, Catalog.open(settings.catalog_path), dry_run=args.dry_run)
+    for line in report.lines():
+        print(line)
+    return 1 if report.refused else 0
+
+
 def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     from ves.supervisor import serve
 
@@ -87,6 +99,12 @@ def _parser() -> argparse.ArgumentParser:
     listing.set_defaults(run=cmd_keys_list)
     tenants = commands.add_parser("tenants", help="manage tenants").add_subparsers(required=True)
     tenants.add_parser("list", help="list tenants").set_defaults(run=cmd_tenants_list)
+    retention = commands.add_parser("retention", help="artifact retention")
+    sweep = retention.add_subparsers(required=True).add_parser(
+        "sweep", help="delete the artifacts of runs past their plan's retention"
+    )
+    sweep.add_argument("--dry-run", action="store_true", help="list what is due; delete nothing")
+    sweep.set_defaults(run=cmd_retention_sweep)
     return parser
 
 

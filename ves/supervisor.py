@@ -1,10 +1,11 @@
 """``ves serve``: the whole service on one machine, as child processes of one supervisor.
 
 It starts a local Prefect server (its UI is where data engineers watch runs; its database lives
-under the data folder), applies ``prefect.yaml`` (the process work pool and the ``process-video``
-deployment), starts a worker of that pool, then the API under uvicorn, prints where everything is,
-and stops them all together on Ctrl-C or SIGTERM. If one child dies, the others are stopped too
-and the exit code is non-zero, so a process manager above can restart the service as a whole.
+under the data folder), applies ``prefect.yaml`` (the process work pool, the ``process-video``
+deployment and the hourly ``retention-sweep``), starts a worker of that pool, then the API under
+uvicorn, prints where everything is, and stops them all together on Ctrl-C or SIGTERM. If one
+child dies, the others are stopped too and the exit code is non-zero, so a process manager above
+can restart the service as a whole.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ from starlette.concurrency import run_in_threadpool
 from api.deps import RunsDep, SettingsDep, SubmitterDep, TenantDep
 from api.problems import problem_responses
 from api.schemas_artifacts import ExecuteAccepted
-from storage.runs import RunFailure
+from flows.orchestrator import Submitter
+from storage.records import Run
+from storage.runs import RunFailure, RunStore
 from tasks.options import RunOptions
 from ves.errors import Unavailable
 
@@ -60,6 +62,17 @@ async def execute_video(
     chosen = (options or RunOptions()).resolved(settings, limits)
     params = chosen.model_dump(mode="json", exclude_none=True)
     run = await run_in_threadpool(runs.create, tenant.tenant_id, video_id, params, limits)
+    await submit_run(run, runs, submitter)
+    return ExecuteAccepted(video_id=video_id, run_id=run.run_id, state="queued")
+
+
+async def submit_run(run: Run, runs: RunStore, submitter: Submitter) -> None:
+    """Hand a queued run to the orchestrator and remember its flow run id.
+
+    Raises:
+        Unavailable: the orchestrator cannot take it; the run is failed first, so the video can
+            be executed again (503 for the client).
+    """
     try:
         flow_run_id = await submitter.submit(run)
     except Unavailable:
@@ -67,4 +80,3 @@ async def execute_video(
         await run_in_threadpool(runs.fail, run.run_id, failure)
         raise
     await run_in_threadpool(runs.set_flow_run, run.run_id, flow_run_id)
-    return ExecuteAccepted(video_id=video_id, run_id=run.run_id, state="queued")

@@ -4,6 +4,8 @@
 
 const KEY = "ves.apiKey";
 const $ = (id) => document.getElementById(id);
+// `?video=<id>` (a demo workspace's dashboard_url) marks that video's row; the URL holds no key.
+const focusVideo = new URLSearchParams(window.location.search).get("video");
 let nextCursor = null;
 
 async function api(path, options = {}) {
@@ -28,6 +30,7 @@ function cell(row, text, className) {
 function renderVideo(video) {
   const row = $("videos").insertRow();
   row.dataset.videoId = video.video_id;
+  if (video.video_id === focusVideo) row.classList.add("focused");
   cell(row, video.title);
   cell(row, video.source.url || `upload (${video.source.type})`, "url");
   const state = document.createElement("span");

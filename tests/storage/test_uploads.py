@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from storage.uploads import UploadExpectation, store_upload, upload_path
+from storage.uploads import (
+    UploadExpectation,
+    publish_staged,
+    stage_copy,
+    store_upload,
+    upload_path,
+)
 from ves.errors import PayloadTooLarge, ValidationFailed
 
 PAYLOAD = bytes(range(256)) * 1000
@@ -58,3 +64,23 @@ def test_upload_paths_are_unique_and_keep_only_safe_suffixes(tmp_path: Path) -> 
     assert first != second and first.suffix == ".mp4"
     assert first.parent == tmp_path / "tenant=ten_a" / "video=vid_b"
     assert upload_path(tmp_path, "t", "v", "../../evil.sh;rm").suffix == ".bin"
+
+
+def test_a_staged_copy_is_hashed_then_published_as_a_hard_link(tmp_path: Path) -> None:
+    source = tmp_path / "cache" / "demo.mp4"
+    source.parent.mkdir()
+    source.write_bytes(PAYLOAD)
+    staged = stage_copy(source, tmp_path / "uploads")
+    source.unlink()  # the cache may be replaced meanwhile; the staged copy keeps its bytes
+    dest = upload_path(tmp_path / "uploads", "ten_x", "vid_y", "demo.mp4")
+    stored = publish_staged(staged, dest)
+    assert stored.path == dest and dest.read_bytes() == PAYLOAD
+    assert (stored.sha256, stored.size) == (hashlib.sha256(PAYLOAD).hexdigest(), len(PAYLOAD))
+    assert not staged.path.exists()
+
+
+def test_a_staged_copy_shares_the_source_inode(tmp_path: Path) -> None:
+    source = tmp_path / "demo.mp4"
+    source.write_bytes(PAYLOAD)
+    staged = stage_copy(source, tmp_path / "uploads")
+    assert staged.path.stat().st_ino == source.stat().st_ino

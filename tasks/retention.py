@@ -1,0 +1,222 @@
+"""Retention: delete the published artifacts of runs past their plan's retention.
+
+Not a pipeline stage but the one task of the ``retention-sweep`` flow, with the same shape: a
+pure core, ``sweep_retention``, that tests and ``ves retention sweep`` call directly, and a thin
+``@task`` that logs. Which runs are due, and what expiring one changes in the catalog, is
+``storage/retention.py``; this module does the filesystem side.
+
+Order, per run: the catalog first (run ``expired_at``, the tenant's ``storage_bytes``, the
+video's state, in one transaction), then the folder. A crash between the two leaves files that
+nothing serves any more (``RunStore.latest_succeeded`` skips expired runs, an expired video
+answers 409), and the next sweep removes them: it checks the folder of every expired run. The
+other order would, for a while or for ever after a crash, leave the catalog offering a live run
+whose files are gone or half gone, and the tenant billed for bytes no longer kept.
+
+A folder is removed by renaming it into ``<artifacts>/.expired/`` first (one rename), then
+deleting it there: like publishing, the run disappears from the Hive tree at once, so a reader
+or an analyst's glob sees all of it or none of it. Only a run's own folder inside
+``settings.artifacts_dir`` (``tenant=<t>/video=<v>/run=<r>``, symlinks resolved) is ever deleted;
+a run recorded anywhere else is refused and left as it is, not even marked.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from prefect import get_run_logger, task
+from prefect.cache_policies import NONE
+
+from storage.artifacts import RunLayout
+from storage.catalog import Catalog
+from storage.retention import DueRun, RetentionStore
+from ves.clock import now_rfc3339, to_rfc3339, utc_now
+from ves.settings import Settings
+
+TRASH = ".expired"
+
+
+@dataclass(frozen=True)
+class SweptRun:
+    """A due run: expired and its folder deleted (or, in a dry run, what would be)."""
+
+    run: DueRun
+    freed_bytes: int
+    video_expired: bool = False
+    folder_removed: bool = False  # False: it was already gone, or a dry run
+
+
+@dataclass(frozen=True)
+class RefusedRun:
+    """A due run left untouched: its recorded folder is not its own under the artifacts root."""
+
+    run_id: str
+    artifacts_path: str
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    """What one sweep did (or, with ``dry_run``, would do)."""
+
+    now: str
+    dry_run: bool
+    swept: tuple[SweptRun, ...] = ()
+    refused: tuple[RefusedRun, ...] = ()
+    leftovers: tuple[str, ...] = ()  # runs expired earlier whose folder remained
+
+    @property
+    def freed_bytes(self) -> int:
+        return sum(s.freed_bytes for s in self.swept)
+
+    def lines(self) -> list[str]:
+        """One line per run, then a summary (what ``ves retention sweep`` prints)."""
+        return [
+            *(_line(s, self.dry_run) for s in self.swept),
+            *(f"removed the leftover folder of {run} (expired before)" for run in self.leftovers),
+            *(
+                f"refused {r.run_id}: {r.artifacts_path} is not its folder under the artifacts"
+                " root; left untouched"
+                for r in self.refused
+            ),
+            self.summary(),
+        ]
+
+    def summary(self) -> str:
+        runs, freed = len(self.swept), self.freed_bytes
+        if self.dry_run:
+            text = f"dry run at {self.now}: {runs} run(s) due, {freed} bytes; nothing was deleted"
+        else:
+            videos = sum(s.video_expired for s in self.swept)
+            text = (
+                f"swept at {self.now}: {runs} run(s) expired, {freed} bytes deleted,"
+                f" {videos} video(s) now expired"
+            )
+        return text + (f"; {len(self.refused)} refused" if self.refused else "")
+
+    def as_dict(self) -> dict[str, Any]:
+        """A small JSON-able summary (the flow's result)."""
+        return {
+            "now": self.now,
+            "dry_run": self.dry_run,
+            "expired_runs": [s.run.run_id for s in self.swept],
+            "freed_bytes": self.freed_bytes,
+            "expired_videos": [s.run.video_id for s in self.swept if s.video_expired],
+            "leftovers": list(self.leftovers),
+            "refused_runs": [r.run_id for r in self.refused],
+        }
+
+
+def _line(swept: SweptRun, dry_run: bool) -> str:
+    run = swept.run
+    verb, tail = ("due", "would be deleted") if dry_run else ("expired", "deleted")
+    if swept.video_expired:
+        tail += "; the video is now expired"
+    return (
+        f"{verb} {run.run_id} (tenant {run.tenant_id}, video {run.video_id}):"
+        f" finished {run.finished_at}, kept until {run.due_at}, {swept.freed_bytes} bytes {tail}"
+    )
+
+
+def sweep_retention(
+    settings: Settings, catalog: Catalog, now: datetime | None = None, *, dry_run: bool = False
+) -> SweepReport:
+    """Expire every run with ``now >= finished_at + retention_days`` of its tenant's plan.
+
+    Args:
+        settings: plans (their ``retention_days``) and where the artifacts live.
+        catalog: the catalog the runs are recorded in.
+        now: the moment to judge at (default: the current time).
+        dry_run: only report what is due; change nothing on disk or in the catalog.
+    """
+    moment = now or utc_now()
+    store = RetentionStore(catalog)
+    due = store.due(moment, lambda plan: settings.plan(plan).retention_days)
+    leftovers: tuple[str, ...] = ()
+    if not dry_run:
+        _empty_trash(settings.artifacts_dir)
+        leftovers = _remove_leftovers(settings, store)
+    swept: list[SweptRun] = []
+    refused: list[RefusedRun] = []
+    for run in due:
+        folder = run_folder(settings, run.tenant_id, run.video_id, run.run_id, run.artifacts_path)
+        if run.artifacts_path is not None and folder is None:
+            refused.append(RefusedRun(run.run_id, run.artifacts_path))
+        elif dry_run:
+            swept.append(SweptRun(run, run.artifacts_bytes))
+        elif outcome := _expire(settings, store, run, folder):
+            swept.append(outcome)
+    return SweepReport(to_rfc3339(moment), dry_run, tuple(swept), tuple(refused), leftovers)
+
+
+def _expire(
+    settings: Settings, store: RetentionStore, run: DueRun, folder: Path | None
+) -> SweptRun | None:
+    """Catalog first, then the folder (see the module docstring for why)."""
+    expiry = store.expire(run.run_id, now_rfc3339())
+    if expiry is None:  # another sweep expired it meanwhile; that sweep removes the folder
+        return None
+    removed = folder is not None and remove_run_folder(settings.artifacts_dir, folder)
+    return SweptRun(run, expiry.freed_bytes, expiry.video_expired, removed)
+
+
+def run_folder(
+    settings: Settings, tenant_id: str, video_id: str, run_id: str, artifacts_path: str | None
+) -> Path | None:
+    """The run's folder if ``artifacts_path`` is exactly its own place in the artifacts tree.
+
+    None for anything else (another folder, a symlink leading elsewhere, a path outside
+    ``settings.artifacts_dir``), which is never deleted.
+    """
+    if artifacts_path is None:
+        return None
+    own = RunLayout(settings.data_dir, tenant_id, video_id, run_id).final_dir.resolve()
+    root = settings.artifacts_dir.resolve()
+    if Path(artifacts_path).resolve() != own or not own.is_relative_to(root) or own == root:
+        return None
+    return own
+
+
+def remove_run_folder(root: Path, folder: Path) -> bool:
+    """Rename ``folder`` out of the tree, then delete it; False if it was already gone."""
+    if not folder.exists():
+        return False
+    trash = root / TRASH / folder.name
+    shutil.rmtree(trash, ignore_errors=True)  # a try that stopped half-way
+    trash.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.rename(trash)
+    except FileNotFoundError:
+        return False
+    shutil.rmtree(trash)
+    return True
+
+
+def _empty_trash(root: Path) -> None:
+    """Finish deletions a crash interrupted (folders already out of the tree)."""
+    trash = root / TRASH
+    if trash.is_dir():
+        for leftover in trash.iterdir():
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _remove_leftovers(settings: Settings, store: RetentionStore) -> tuple[str, ...]:
+    """Remove folders of runs already marked expired (a sweep stopped between the two steps)."""
+    removed = []
+    for gone in store.expired_folders():
+        at = run_folder(settings, gone.tenant_id, gone.video_id, gone.run_id, gone.artifacts_path)
+        if at is not None and remove_run_folder(settings.artifacts_dir, at):
+            removed.append(gone.run_id)
+    return tuple(removed)
+
+
+@task(name="retention", cache_policy=NONE)
+def retention_task(settings: Settings, dry_run: bool = False) -> SweepReport:
+    """Sweep now, logging one line per run and the summary."""
+    logger = get_run_logger()
+    report = sweep_retention(settings, Catalog.open(settings.catalog_path), dry_run=dry_run)
+    for line in report.lines():
+        logger.info("%s", line)
+    return report

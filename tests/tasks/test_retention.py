@@ -1,0 +1,130 @@
+"""The retention sweep's core on runs published without processing (folders of known size):
+what it deletes, what it refuses to touch, and how it finishes a sweep that stopped half-way."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from storage.catalog import Catalog
+from storage.retention import RetentionStore
+from storage.runs import RunStore
+from storage.tenants import TenantStore
+from storage.usage import ALL, UsageStore
+from storage.videos import VideoStore
+from tasks.retention import TRASH, sweep_retention
+from tests.fixtures.published import new_video, published_run
+from ves.settings import Settings
+
+
+@pytest.fixture
+def acme(tenants: TenantStore) -> str:
+    return tenants.create_tenant("acme").tenant_id
+
+
+def storage_bytes(catalog: Catalog, tenant_id: str) -> float:
+    return UsageStore(catalog).value(tenant_id, ALL, "storage_bytes")
+
+
+def point_run_at(catalog: Catalog, run_id: str, path: Path) -> None:
+    with catalog.write() as conn:
+        conn.execute("UPDATE runs SET artifacts_path = ? WHERE run_id = ?", (str(path), run_id))
+
+
+def test_the_sweep_deletes_due_folders_only_and_says_so(
+    settings: Settings, catalog: Catalog, data_dir: Path, acme: str
+) -> None:
+    video = new_video(catalog, acme)
+    old = published_run(catalog, data_dir, acme, video, days_ago=8, size=1500)
+    young = published_run(catalog, data_dir, acme, new_video(catalog, acme), days_ago=6)
+
+    report = sweep_retention(settings, catalog)
+
+    assert [s.run.run_id for s in report.swept] == [old.run_id]
+    assert report.swept[0].folder_removed and report.freed_bytes == 1500
+    assert not Path(old.artifacts_path or "").exists()
+    assert Path(young.artifacts_path or "").is_dir()
+    assert storage_bytes(catalog, acme) == 1000  # the young run's bytes only
+    assert VideoStore(catalog).get(acme, video).state == "expired"
+    lines = report.lines()
+    assert lines[0].startswith(f"expired {old.run_id} (tenant {acme}, video {video}):")
+    assert lines[0].endswith("1500 bytes deleted; the video is now expired")
+    assert lines[-1].endswith("1 run(s) expired, 1500 bytes deleted, 1 video(s) now expired")
+    assert sweep_retention(settings, catalog).swept == ()  # nothing is expired twice
+
+
+def test_a_dry_run_reports_what_is_due_and_changes_nothing(
+    settings: Settings, catalog: Catalog, data_dir: Path, acme: str
+) -> None:
+    video = new_video(catalog, acme)
+    old = published_run(catalog, data_dir, acme, video, days_ago=8, size=1500)
+
+    report = sweep_retention(settings, catalog, dry_run=True)
+
+    assert [s.run.run_id for s in report.swept] == [old.run_id]
+    assert report.lines()[0].endswith("1500 bytes would be deleted")
+    assert report.lines()[-1].endswith("1 run(s) due, 1500 bytes; nothing was deleted")
+    assert Path(old.artifacts_path or "").is_dir()
+    assert RunStore(catalog).get(old.run_id).expired_at is None
+    assert storage_bytes(catalog, acme) == 1500
+    assert VideoStore(catalog).get(acme, video).state == "succeeded"
+
+
+def test_a_folder_already_gone_is_fine(
+    settings: Settings, catalog: Catalog, data_dir: Path, acme: str
+) -> None:
+    old = published_run(catalog, data_dir, acme, new_video(catalog, acme), days_ago=8)
+    shutil.rmtree(old.artifacts_path or "")
+
+    (swept,) = sweep_retention(settings, catalog).swept
+
+    assert swept.run.run_id == old.run_id and not swept.folder_removed
+    assert RunStore(catalog).get(old.run_id).expired_at is not None
+    assert storage_bytes(catalog, acme) == 0
+
+
+@pytest.mark.parametrize("where", ["outside", "tenant folder", "symlink out"])
+def test_a_run_recorded_anywhere_but_its_own_folder_is_refused_and_left_untouched(
+    where: str, settings: Settings, catalog: Catalog, data_dir: Path, tmp_path: Path, acme: str
+) -> None:
+    old = published_run(catalog, data_dir, acme, new_video(catalog, acme), days_ago=8)
+    own = Path(old.artifacts_path or "")
+    precious = tmp_path / "elsewhere" / own.name
+    precious.mkdir(parents=True)
+    (precious / "keep.txt").write_text("mine")
+    if where == "outside":
+        point_run_at(catalog, old.run_id, precious)
+    elif where == "tenant folder":
+        point_run_at(catalog, old.run_id, own.parent.parent)
+    else:
+        shutil.rmtree(own)
+        own.symlink_to(precious, target_is_directory=True)
+
+    report = sweep_retention(settings, catalog)
+
+    assert report.swept == () and [r.run_id for r in report.refused] == [old.run_id]
+    assert report.lines()[0].startswith(f"refused {old.run_id}: ")
+    assert (precious / "keep.txt").read_text() == "mine"
+    assert own.parent.parent.is_dir()
+    assert RunStore(catalog).get(old.run_id).expired_at is None
+    assert storage_bytes(catalog, acme) == 1000
+
+
+def test_a_sweep_stopped_between_catalog_and_folder_is_finished_by_the_next(
+    settings: Settings, catalog: Catalog, data_dir: Path, acme: str
+) -> None:
+    old = published_run(catalog, data_dir, acme, new_video(catalog, acme), days_ago=8)
+    # The catalog step of a sweep that then died: the run is expired, its folder is still there.
+    assert RetentionStore(catalog).expire(old.run_id, "2030-01-01T00:00:00.000Z") is not None
+    half_deleted = settings.artifacts_dir / TRASH / "run=run_crashed"
+    (half_deleted / "thumbs").mkdir(parents=True)
+    assert RunStore(catalog).latest_succeeded(acme, old.video_id) is None  # never served again
+
+    report = sweep_retention(settings, catalog)
+
+    assert report.swept == () and report.leftovers == (old.run_id,)
+    assert not Path(old.artifacts_path or "").exists()
+    assert not half_deleted.exists()
+    assert storage_bytes(catalog, acme) == 0  # given back once, by the catalog step
