@@ -223,6 +223,26 @@ def _execute_three(client: httpx.Client, server: MediaServer, root: Path) -> Non
         assert client.get(spans[0]["frames"][0]["thumbnail_url"]).status_code == 200
 
 
+def test_a_newcomers_single_post_yields_a_key_and_a_demo_that_succeeds(
+    service: Service,
+) -> None:
+    with httpx.Client(base_url=service.url, timeout=120) as anonymous:
+        created = anonymous.post("/api/public/onboarding/demo-video", json={"name": "Ada"})
+    assert created.status_code == 201, created.text
+    demo = created.json()
+    assert demo["api_key"] not in demo["dashboard_url"]
+    headers = {"Authorization": f"Bearer {demo['api_key']}"}
+    with httpx.Client(base_url=service.url, headers=headers, timeout=30) as newcomer:
+        video = _wait(newcomer, demo["video_id"], {"succeeded", "failed"})
+        assert video["state"] == "succeeded", video["latest_run"]
+        graph = newcomer.get(f"/api/product/videos/{demo['video_id']}/scene-graph").json()
+        assert {"motion", "text"} <= {o["class"] for o in graph["objects"]}
+        billing = newcomer.get("/api/product/billing/state").json()
+        assert billing["plan"]["name"] == "sandbox"
+        assert (billing["usage"]["videos"], billing["usage"]["executions"]) == (1, 1)
+        assert billing["usage"]["processed_s"] == pytest.approx(30.0, abs=0.5)
+
+
 def test_a_yolo_model_runs_end_to_end_and_a_bad_one_falls_back_visibly(
     service: Service, media: tuple[MediaServer, Path]
 ) -> None:
