@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
+from starlette.routing import Route
 
 from api.lifespan import reaper_lifespan
+from api.mcp import mcp_endpoint
 from api.middleware import RequestGuardMiddleware
 from api.problems import install_problem_handlers
 from api.routes import artifacts, ask, billing, dashboard, health, onboarding, runs, videos
@@ -24,6 +26,8 @@ evidence backs the answer.
 Every route but the health checks and the public onboarding needs `Authorization: Bearer <key>`
 (`ves keys create --tenant NAME` prints one). Errors are RFC 9457 `application/problem+json`
 with a `code` and the `request_id` that is also in the `X-Request-ID` header.
+
+A preview MCP endpoint (streamable HTTP, same key) serves the same operations as tools at `/mcp`.
 """
 
 
@@ -40,8 +44,9 @@ def create_app(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     catalog = catalog or Catalog.open(settings.catalog_path)
     submitter = submitter or PrefectSubmitter()
+    mcp = mcp_endpoint()
     app = FastAPI(
-        lifespan=reaper_lifespan(settings, RunStore(catalog), submitter),
+        lifespan=reaper_lifespan(settings, RunStore(catalog), submitter, mcp.sessions.run),
         title="Video Evidence Service",
         version=__version__,
         description=DESCRIPTION,
@@ -64,5 +69,6 @@ def create_app(
     app.include_router(billing.router)
     app.include_router(onboarding.router)
     app.include_router(dashboard.router)
+    app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")
     return app

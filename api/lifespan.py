@@ -20,9 +20,17 @@ REAP_EVERY_S = 15.0
 
 
 def reaper_lifespan(
-    settings: Settings, runs: RunStore, submitter: Submitter
+    settings: Settings,
+    runs: RunStore,
+    submitter: Submitter,
+    alongside: Callable[[], AbstractAsyncContextManager[None]] | None = None,
 ) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
-    """A lifespan that reaps once at start-up, then every ``REAP_EVERY_S`` until shutdown."""
+    """A lifespan that reaps once at start-up, then every ``REAP_EVERY_S`` until shutdown.
+
+    Args:
+        alongside: a context entered for the app's lifetime too (the MCP session manager's
+            ``run``, whose task group holds the MCP sessions).
+    """
 
     async def loop() -> None:
         while True:
@@ -36,7 +44,8 @@ def reaper_lifespan(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         task = asyncio.create_task(loop(), name="reaper")
         try:
-            yield
+            async with alongside() if alongside else contextlib.nullcontext():
+                yield
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -26,7 +26,10 @@ _SECURITY_HEADERS = {
 @router.get(
     "/dashboard",
     summary="Workspace dashboard",
-    description="An HTML page: sign in with an API key, list and add videos.",
+    description=(
+        "An HTML page: sign in with an API key; list, add and execute videos; see a video's "
+        "timeline, scene, evidence and cost, ask it questions; see the billing state."
+    ),
     response_class=FileResponse,
 )
 def dashboard() -> FileResponse:

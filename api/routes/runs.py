@@ -11,10 +11,11 @@ from api.deps import RunsDep, SettingsDep, SubmitterDep, TenantDep
 from api.problems import problem_responses
 from api.schemas_artifacts import ExecuteAccepted
 from flows.orchestrator import Submitter
-from storage.records import Run
+from storage.records import Run, Tenant
 from storage.runs import RunFailure, RunStore
 from tasks.options import RunOptions
 from ves.errors import Unavailable
+from ves.settings import Settings
 
 router = APIRouter(tags=["runs"])
 
@@ -58,6 +59,21 @@ async def execute_video(
     settings: SettingsDep,
     options: Annotated[RunOptions | None, Body(openapi_examples=EXECUTE_EXAMPLES)] = None,
 ) -> ExecuteAccepted:
+    return await queue_run(tenant, video_id, options, runs, submitter, settings)
+
+
+async def queue_run(
+    tenant: Tenant,
+    video_id: str,
+    options: RunOptions | None,
+    runs: RunStore,
+    submitter: Submitter,
+    settings: Settings,
+) -> ExecuteAccepted:
+    """Queue a run of the tenant's video within its plan and hand it to the orchestrator.
+
+    Shared by the REST route and the MCP ``execute_video`` tool.
+    """
     limits = settings.plan(tenant.plan)
     chosen = (options or RunOptions()).resolved(settings, limits)
     params = chosen.model_dump(mode="json", exclude_none=True)

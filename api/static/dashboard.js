@@ -1,69 +1,102 @@
-// The workspace page. The key lives in sessionStorage (this tab only), never in a URL; every
-// value that comes from users (titles, URLs) is written with textContent, never as HTML.
-"use strict";
+// The workspace page (an ES module; its parts are the sibling modules). The key lives in
+// sessionStorage (this tab only), never in a URL; every value that comes from users (titles, URLs,
+// OCR texts, answers) is written with textContent or DOM APIs, never parsed as HTML.
+import { $, KEY, api, el } from "./api.js";
+import { loadBilling } from "./billing.js";
+import { openVideo } from "./video.js";
 
-const KEY = "ves.apiKey";
-const $ = (id) => document.getElementById(id);
 // `?video=<id>` (a demo workspace's dashboard_url) marks that video's row; the URL holds no key.
 const focusVideo = new URLSearchParams(window.location.search).get("video");
+const BUSY = new Set(["queued", "running"]);
+const POLL_MS = 2000;
 let nextCursor = null;
+let selected = null;
+let pollTimer = null;
+const shown = new Map();
 
-async function api(path, options = {}) {
-  const headers = { Authorization: `Bearer ${sessionStorage.getItem(KEY)}`, ...(options.headers || {}) };
-  const response = await fetch(path, { ...options, headers });
-  const body = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
-  if (!response.ok) {
-    const error = new Error(body?.detail || `HTTP ${response.status}`);
-    error.status = response.status;
-    throw error;
+async function execute(video, button) {
+  button.disabled = true;
+  $("list-error").textContent = "";
+  try {
+    await api(`/api/product/videos/${encodeURIComponent(video.video_id)}/execute`, { method: "POST" });
+  } catch (error) {
+    $("list-error").textContent = `${video.title}: ${error.message}`;
   }
-  return body;
-}
-
-function cell(row, text, className) {
-  const td = row.insertCell();
-  td.textContent = text ?? "";
-  if (className) td.className = className;
-  return td;
+  await refresh();
 }
 
 function renderVideo(video) {
+  shown.set(video.video_id, video);
   const row = $("videos").insertRow();
   row.dataset.videoId = video.video_id;
-  if (video.video_id === focusVideo) row.classList.add("focused");
-  cell(row, video.title);
-  cell(row, video.source.url || `upload (${video.source.type})`, "url");
-  const state = document.createElement("span");
-  state.className = `state ${video.state}`;
-  state.textContent = video.state;
-  cell(row, "").appendChild(state);
+  row.classList.toggle("focused", video.video_id === focusVideo);
+  row.classList.toggle("selected", video.video_id === selected);
   const run = video.latest_run;
-  cell(row, run ? `${Math.round(run.progress * 100)}% ${run.stage || ""}` : "—");
-  cell(row, new Date(video.created_at).toLocaleString());
+  const progress = run ? `${Math.round(run.progress * 100)}% ${run.stage || ""}` : "—";
+  const cells = [
+    el("span", video.title), el("span", video.source.url || `upload (${video.source.type})`),
+    el("span", video.state, `state ${video.state}`), el("span", progress),
+    el("span", new Date(video.created_at).toLocaleString()),
+  ];
+  cells.forEach((node) => row.insertCell().append(node));
+  row.cells[1].className = "url";
+  if (run?.error) row.cells[3].append(el("span", ` ${run.error.message}`, "error"));
+  const button = el("button", "Execute", "execute");
+  button.type = "button";
+  button.disabled = BUSY.has(video.state) || video.state === "awaiting_upload";
+  button.addEventListener("click", (event) => {
+    event.stopPropagation();
+    execute(video, button);
+  });
+  row.insertCell().append(button);
+  row.addEventListener("click", () => select(video.video_id));
+}
+
+function select(videoId) {
+  selected = videoId;
+  for (const row of $("videos").rows) row.classList.toggle("selected", row.dataset.videoId === videoId);
+  openVideo(shown.get(videoId));
 }
 
 async function loadVideos(append = false) {
   const query = append && nextCursor ? `?cursor=${encodeURIComponent(nextCursor)}` : "";
   const page = await api(`/api/product/videos${query}`);
-  if (!append) $("videos").replaceChildren();
+  if (!append) {
+    $("videos").replaceChildren();
+    shown.clear();
+  }
   page.data.forEach(renderVideo);
   nextCursor = page.next_cursor;
   $("more").hidden = !nextCursor;
 }
 
-function show(signedIn) {
-  $("sign-in").hidden = signedIn;
-  $("workspace").hidden = !signedIn;
-  $("sign-out").hidden = !signedIn;
+// Refresh every 2 s while any listed run is queued or running, and stop once all have ended.
+async function refresh() {
+  clearTimeout(pollTimer);
+  try {
+    await loadVideos();
+  } catch (error) {
+    $("list-error").textContent = error.message;
+  }
+  const busy = [...shown.values()].some((v) => BUSY.has(v.state));
+  if (busy && sessionStorage.getItem(KEY)) pollTimer = setTimeout(refresh, POLL_MS);
+}
+
+function show(view) {
+  $("sign-in").hidden = view !== "sign-in";
+  $("workspace").hidden = view !== "workspace";
+  $("billing").hidden = view !== "billing";
+  $("nav").hidden = view === "sign-in";
 }
 
 async function enter() {
   try {
     await loadVideos();
-    show(true);
+    show("workspace");
+    refresh();
   } catch (error) {
     sessionStorage.removeItem(KEY);
-    show(false);
+    show("sign-in");
     $("sign-in-error").textContent = error.status === 401 ? "That key is not valid." : error.message;
   }
 }
@@ -77,7 +110,19 @@ $("sign-in-form").addEventListener("submit", (event) => {
 
 $("sign-out").addEventListener("click", () => {
   sessionStorage.removeItem(KEY);
-  show(false);
+  clearTimeout(pollTimer);
+  $("detail").hidden = true;
+  show("sign-in");
+});
+
+$("show-videos").addEventListener("click", () => {
+  show("workspace");
+  refresh();
+});
+
+$("show-billing").addEventListener("click", () => {
+  show("billing");
+  loadBilling();
 });
 
 $("add-form").addEventListener("submit", async (event) => {
@@ -90,7 +135,7 @@ $("add-form").addEventListener("submit", async (event) => {
       body: JSON.stringify({ title: $("add-title").value, url: $("add-url").value }),
     });
     event.target.reset();
-    await loadVideos();
+    await refresh();
   } catch (error) {
     $("add-error").textContent = error.message;
   }
@@ -98,5 +143,4 @@ $("add-form").addEventListener("submit", async (event) => {
 
 $("more").addEventListener("click", () => loadVideos(true));
 
-if (sessionStorage.getItem(KEY)) enter(); else show(false);
-setInterval(() => { if (sessionStorage.getItem(KEY) && !document.hidden) loadVideos(); }, 5000);
+if (sessionStorage.getItem(KEY)) enter(); else show("sign-in");

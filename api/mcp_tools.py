@@ -1,0 +1,288 @@
+"""The MCP tools: each one a REST operation, for the tenant whose key came with the request.
+
+Tools take their services from the FastAPI app (``request.app.state``), exactly as the routes'
+dependencies do, and call the routes' own logic, so both surfaces check the same plan limits
+and sources and answer the same documents. Catalog and DuckDB work runs in the SDK's worker
+threads (the tools are plain functions), like the REST routes in FastAPI's threadpool.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
+from starlette.datastructures import State
+
+from api.problems import problem_body
+from api.routes import artifacts
+from api.routes import videos as video_routes
+from api.routes.ask import ask_about
+from api.routes.runs import queue_run
+from api.schemas import VideoCreate
+from api.schemas_artifacts import EvidenceView, SceneGraph, Timeline
+from api.schemas_ask import AskRequest
+from storage.artifacts import COST
+from storage.records import Tenant
+from storage.runs import RunStore
+from storage.videos import VideoStore
+from tasks.options import RunOptions
+from ves.errors import Unauthorized, ValidationFailed, VesError
+
+TENANT_STATE = "ves_tenant"
+"""Key of the authenticated ``Tenant`` in the request's ASGI state (set by ``McpEndpoint``)."""
+
+_Model = TypeVar("_Model", bound=BaseModel)
+Document = BaseModel | dict[str, Any]
+
+VideoId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        description="The video's id (`vid_...`), as list_videos or add_video return it.",
+    ),
+]
+_READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who called a tool (their tenant) and the app's services."""
+
+    tenant: Tenant
+    state: State
+    request_id: str | None
+
+    @classmethod
+    def of(cls, ctx: Context[Any, Any]) -> Caller:
+        """The caller of the request ``ctx`` belongs to; ``Unauthorized`` without a tenant."""
+        request: Any = ctx.request_context.request  # the Starlette request of this message
+        tenant = getattr(request, "scope", {}).get("state", {}).get(TENANT_STATE)
+        if request is None or not isinstance(tenant, Tenant):  # only without McpEndpoint
+            raise Unauthorized("send an API key as 'Authorization: Bearer <key>'")
+        return cls(tenant, request.app.state, getattr(request.state, "request_id", None))
+
+    @property
+    def videos(self) -> VideoStore:
+        return VideoStore(self.state.catalog)
+
+    @property
+    def runs(self) -> RunStore:
+        return RunStore(self.state.catalog)
+
+
+def _parse(model: type[_Model], **values: Any) -> _Model:
+    """``model`` built from a tool's arguments; ``ValidationFailed`` as the REST API says it."""
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        errors = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
+        raise ValidationFailed("the arguments do not match the schema", errors=errors) from exc
+
+
+def _success(document: Document) -> CallToolResult:
+    if isinstance(document, BaseModel):
+        document = document.model_dump(mode="json", by_alias=True)
+    text = json.dumps(document, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(text=text)], structured_content=document)
+
+
+def _failure(error: VesError, request_id: str | None) -> CallToolResult:
+    """A tool error carrying the problem document the REST API would send."""
+    text = f"{error.code} ({error.status}): {error.detail}"
+    problem = problem_body(error, request_id)
+    content: list[Any] = [TextContent(text=text)]
+    return CallToolResult(content=content, structured_content=problem, is_error=True)
+
+
+def _respond(ctx: Context[Any, Any], work: Callable[[Caller], Document]) -> CallToolResult:
+    request_id = None
+    try:
+        caller = Caller.of(ctx)
+        request_id = caller.request_id
+        return _success(work(caller))
+    except VesError as error:
+        return _failure(error, request_id)
+
+
+async def _respond_async(
+    ctx: Context[Any, Any], work: Callable[[Caller], Awaitable[Document]]
+) -> CallToolResult:
+    request_id = None
+    try:
+        caller = Caller.of(ctx)
+        request_id = caller.request_id
+        return _success(await work(caller))
+    except VesError as error:
+        return _failure(error, request_id)
+
+
+def list_videos(
+    ctx: Context[Any, Any],
+    state: Annotated[
+        str | None,
+        Field(description="Only videos in this state (e.g. `registered`, `running`, `succeeded`)."),
+    ] = None,
+    limit: Annotated[int, Field(ge=1, le=100, description="Videos per page.")] = 50,
+    cursor: Annotated[str | None, Field(description="`next_cursor` of the previous page.")] = None,
+) -> CallToolResult:
+    """List your videos, newest first, each with its state and latest run (stage, progress,
+    error). Filter by `state`; page with `cursor`."""
+
+    def work(caller: Caller) -> Document:
+        return video_routes.list_videos(caller.tenant, caller.videos, state, limit, cursor)
+
+    return _respond(ctx, work)
+
+
+def add_video(
+    ctx: Context[Any, Any],
+    url: Annotated[
+        str,
+        Field(description="An http(s) URL of a video file, or of an HLS playlist (`.m3u8`)."),
+    ],
+    title: Annotated[str, Field(description="A title for the video (1-200 characters).")],
+) -> CallToolResult:
+    """Register a video from a URL (checked before anything is stored: it must be public and
+    answer) within your plan's video limit. Process it afterwards with execute_video."""
+
+    def work(caller: Caller) -> Document:
+        body = _parse(VideoCreate, url=url, title=title)
+        settings = caller.state.settings
+        return video_routes.add_video(body, caller.tenant, caller.videos, settings)
+
+    return _respond(ctx, work)
+
+
+async def execute_video(
+    ctx: Context[Any, Any],
+    video_id: VideoId,
+    detector: Annotated[
+        str | None,
+        Field(
+            description="`motion`, `motion+ocr` (the default), `yolo` or `yolo+ocr`; a YOLO "
+            "model that cannot run falls back to motion (the cost report says so)."
+        ),
+    ] = None,
+) -> CallToolResult:
+    """Queue a processing run of a video (decode, sample, detect, track, world state, timeline,
+    evidence, cost) and return at once. Follow it with list_videos (`latest_run.stage`,
+    `progress`); once the video is `succeeded`, read its artifacts or ask about it. A video that
+    is already queued or running is a `conflict`."""
+
+    async def work(caller: Caller) -> Document:
+        options = _parse(RunOptions, detector=detector) if detector is not None else None
+        state = caller.state
+        return await queue_run(
+            caller.tenant, video_id, options, caller.runs, state.submitter, state.settings
+        )
+
+    return await _respond_async(ctx, work)
+
+
+def get_scene_graph(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
+    """The world state of the video's newest succeeded run: objects (with class, first and last
+    seen, attributes; text read in the video is class `text`), zones, events and relations, each
+    with the ids of the evidence spans that back it."""
+
+    def work(caller: Caller) -> Document:
+        graph = artifacts.scene_graph(
+            video_id, caller.tenant, caller.videos, caller.runs, caller.state.reader
+        )
+        return SceneGraph.model_validate(graph)
+
+    return _respond(ctx, work)
+
+
+def get_timeline(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
+    """The events of the video's newest succeeded run in time order, and the refresh markers
+    (where the world state was rebuilt: the start, scene changes)."""
+
+    def work(caller: Caller) -> Document:
+        rows = artifacts.timeline(
+            video_id, caller.tenant, caller.videos, caller.runs, caller.state.reader
+        )
+        return Timeline.model_validate(rows)
+
+    return _respond(ctx, work)
+
+
+def get_evidence(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
+    """The evidence spans of the video's newest succeeded run: time span, frames (thumbnail,
+    box, sha256), review notes and each span's own sha256. Answers of ask_video cite these."""
+
+    def work(caller: Caller) -> Document:
+        view = artifacts.evidence_view(
+            video_id, caller.tenant, caller.videos, caller.runs, caller.state.reader
+        )
+        return EvidenceView.model_validate(view)
+
+    return _respond(ctx, work)
+
+
+def get_cost(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
+    """The cost report (`cost.json`) of the video's newest succeeded run: detector mode and any
+    fallback, per-detector work, duration and processed seconds, compute per stage, frames,
+    retention and cost."""
+
+    def work(caller: Caller) -> Document:
+        run = artifacts.newest_run(caller.videos, caller.runs, caller.tenant.tenant_id, video_id)
+        report: dict[str, Any] = caller.state.reader.document(Path(run.artifacts_path or ""), COST)
+        return report
+
+    return _respond(ctx, work)
+
+
+def ask_video(
+    ctx: Context[Any, Any],
+    video_id: VideoId,
+    question: Annotated[
+        str,
+        Field(
+            description="A question about the video, e.g. 'How many objects appeared?', 'When "
+            "did the first object appear?', 'What text is visible?', 'What happened between "
+            "0:04 and 0:10?'."
+        ),
+    ],
+) -> CallToolResult:
+    """Ask a question about a video, answered from its newest succeeded run only. A grounded
+    answer (`grounded: true`) cites the evidence spans (get_evidence) behind every claim; what
+    the evidence cannot back is refused (`grounded: false`) with a `refusal_reason`
+    (`no_evidence`, `outside_detectors`, `off_topic`, `not_understood`). Counts toward the
+    plan's asks per day."""
+
+    def work(caller: Caller) -> Document:
+        asked = _parse(AskRequest, question=question).question
+        state = caller.state
+        phraser = getattr(state, "phraser", None)
+        return ask_about(
+            caller.tenant, video_id, asked, state.catalog, state.settings, state.worlds, phraser
+        )
+
+    return _respond(ctx, work)
+
+
+def register_tools(server: MCPServer) -> None:
+    """Add every tool to ``server``; a tool's docstring is its description."""
+    reads: tuple[Callable[..., Any], ...] = (
+        list_videos,
+        get_scene_graph,
+        get_timeline,
+        get_evidence,
+        get_cost,
+    )
+    for tool in reads:
+        server.add_tool(tool, description=_description(tool), annotations=_READ)
+    writes: tuple[Callable[..., Any], ...] = (add_video, execute_video, ask_video)
+    for tool in writes:
+        server.add_tool(tool, description=_description(tool))
+
+
+def _description(tool: Callable[..., Any]) -> str:
+    return " ".join((tool.__doc__ or "").split())

@@ -1,0 +1,152 @@
+// One video's page: timeline, scene over a frame, evidence spans, cost report and the ask box.
+import { $, api, definitions, el, loadImage, postJson, releaseImages, seconds } from "./api.js";
+import { svg, titled } from "./svg.js";
+import { drawTimeline } from "./timeline.js";
+
+let current = null;
+
+function spanItem(span) {
+  const item = el("li", undefined, "span");
+  item.id = `span-${span.evidence_id}`;
+  item.dataset.evidenceId = span.evidence_id;
+  const head = el("p", undefined, "span-head");
+  head.append(
+    el("strong", span.evidence_id),
+    el("span", ` ${seconds(span.start_s)} – ${seconds(span.end_s)}`),
+    el("span", ` confidence ${span.confidence.toFixed(2)}`),
+  );
+  if (span.object_id) head.append(el("span", ` object ${span.object_id}`));
+  if (span.event_id) head.append(el("span", ` event ${span.event_id}`));
+  const thumbs = el("div", undefined, "thumbs");
+  for (const frame of span.frames) {
+    const img = el("img");
+    img.alt = `${span.evidence_id} at ${seconds(frame.t_s)}`;
+    thumbs.append(img);
+    loadImage(img, frame.thumbnail_url).catch((error) => { img.alt = error.message; });
+  }
+  const notes = el("ul", undefined, "notes");
+  for (const note of span.review_notes || []) notes.append(el("li", `${note.author}: ${note.text}`));
+  item.append(head, thumbs, notes);
+  return item;
+}
+
+function firstBoxes(graph, spans) {
+  const ordered = [...spans].sort((a, b) => a.start_s - b.start_s);
+  const boxes = [];
+  for (const obj of graph.objects) {
+    const frame = ordered
+      .filter((s) => s.object_id === obj.object_id)
+      .flatMap((s) => s.frames)
+      .find((f) => f.bbox);
+    if (frame) boxes.push({ obj, bbox: frame.bbox });
+  }
+  return boxes;
+}
+
+// Zones and each object's first box, in normalised coordinates over the first thumbnail.
+function drawScene(graph, spans) {
+  const frame = spans.flatMap((s) => s.frames)[0];
+  const holder = $("scene");
+  holder.replaceChildren();
+  if (!frame) {
+    holder.append(el("p", "No evidence frame to draw on."));
+    return;
+  }
+  const img = el("img");
+  img.alt = "First evidence frame";
+  const overlay = svg("svg", { viewBox: "0 0 1 1", preserveAspectRatio: "none", class: "overlay" });
+  for (const zone of graph.zones) {
+    const points = zone.polygon.map(([px, py]) => `${px},${py}`).join(" ");
+    overlay.append(titled(svg("polygon", { points, class: "zone" }), `zone ${zone.name}`));
+  }
+  for (const { obj, bbox } of firstBoxes(graph, spans)) {
+    const [x1, y1, x2, y2] = bbox;
+    const box = svg("rect", { x: x1, y: y1, width: x2 - x1, height: y2 - y1, class: "box" });
+    overlay.append(titled(box, `${obj.class} ${obj.object_id}`));
+    overlay.append(svg("text", { x: x1, y: Math.max(y1 - 0.01, 0.04), class: "box-label" }, obj.class));
+  }
+  holder.append(img, overlay);
+  loadImage(img, frame.thumbnail_url).catch((error) => { img.alt = error.message; });
+}
+
+function drawCost(cost) {
+  const stages = Object.entries(cost.stages || {})
+    .map(([name, s]) => `${name} ${Number(s).toFixed(2)} s`).join(", ");
+  const frames = cost.frames || {};
+  definitions($("cost"), [
+    ["Detector", cost.detector_mode],
+    ["Fallback", cost.fallback?.used ? `yes: ${cost.fallback.reason}` : "no"],
+    ["Processed", `${seconds(cost.processed_s)} of ${seconds(cost.duration_s)}`],
+    ["Frames", `${frames.decoded} decoded, ${frames.sampled} sampled, ${frames.analysed} analysed`],
+    ["Stages", stages],
+    ["Retention", `${cost.retention?.days} days (until ${cost.retention?.expires_at})`],
+    ["Cost", cost.cost ? `${cost.cost.amount} ${cost.cost.unit}` : null],
+  ]);
+}
+
+export function highlightSpan(evidenceId) {
+  const item = document.getElementById(`span-${evidenceId}`);
+  if (!item) return;
+  document.querySelectorAll("#evidence li.highlight").forEach((li) => li.classList.remove("highlight"));
+  item.classList.add("highlight");
+  item.scrollIntoView({ block: "center" });
+}
+
+function drawAnswer(answer) {
+  const box = $("answer");
+  box.replaceChildren(el("p", answer.answer, "answer-text"));
+  const verdict = answer.grounded
+    ? `grounded (confidence ${Number(answer.confidence).toFixed(2)})`
+    : `refused: ${answer.refusal_reason}`;
+  box.append(el("p", verdict, answer.grounded ? "grounded" : "refused"));
+  const list = el("ul", undefined, "citations");
+  for (const cite of answer.citations) {
+    const link = el("a", `${cite.evidence_id} (${seconds(cite.start_s)} – ${seconds(cite.end_s)})`);
+    link.href = `#span-${cite.evidence_id}`;
+    link.dataset.evidenceId = cite.evidence_id;
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      highlightSpan(cite.evidence_id);
+    });
+    const item = el("li");
+    item.append(link);
+    list.append(item);
+  }
+  box.append(list);
+}
+
+/** Show `video` below the listing; its artifacts exist only once a run succeeded. */
+export async function openVideo(video) {
+  current = video.video_id;
+  releaseImages();
+  $("detail").hidden = false;
+  $("detail-title").textContent = video.title;
+  $("detail-error").textContent = "";
+  for (const id of ["timeline", "scene", "cost", "evidence", "answer"]) $(id).replaceChildren();
+  const base = `/api/product/videos/${encodeURIComponent(video.video_id)}`;
+  try {
+    const [graph, timeline, view, cost] = await Promise.all(
+      ["scene-graph", "timeline", "evidence-view", "cost"].map((p) => api(`${base}/${p}`)),
+    );
+    if (current !== video.video_id) return;
+    drawTimeline($("timeline"), graph, timeline);
+    $("evidence").replaceChildren(...view.spans.map(spanItem));
+    drawScene(graph, view.spans);
+    drawCost(cost);
+  } catch (error) {
+    $("detail-error").textContent = error.message;
+  }
+  $("detail").scrollIntoView({ block: "start" });
+}
+
+$("ask-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  if (!current) return;
+  $("answer").replaceChildren(el("p", "Asking…"));
+  try {
+    const path = `/api/product/videos/${encodeURIComponent(current)}/ask`;
+    drawAnswer(await postJson(path, { question: $("question").value }));
+  } catch (error) {
+    $("answer").replaceChildren(el("p", error.message, "error"));
+  }
+});

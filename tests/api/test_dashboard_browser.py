@@ -1,0 +1,122 @@
+"""The dashboard in real headless Chromium, against a live API whose runs really process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fixtures.media_server import MediaServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+HOSTILE_TITLE = "<img src=x onerror=alert(1)>"
+TITLE = "Lobby walk"
+
+
+def _row(page: Any, title: str) -> Any:
+    return page.locator("#videos tr").filter(has=page.get_by_text(title, exact=True))
+
+
+@pytest.fixture
+def page() -> Any:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        yield context.new_page()
+        context.close()
+        browser.close()
+
+
+def _sign_in(page: Any, base_url: str, key: str) -> None:
+    page.goto(f"{base_url}/dashboard")
+    page.fill("#key", key)
+    page.click("#sign-in-form button")
+    page.wait_for_selector("#workspace:not([hidden])")
+
+
+def _run_lobby(page: Any, url: str) -> None:
+    page.fill("#add-title", TITLE)
+    page.fill("#add-url", url)
+    page.click("#add-form button")
+    row = _row(page, TITLE)
+    row.locator("button.execute").click()
+    # The listing polls every 2 s while the run is queued or running.
+    row.locator(".state.succeeded").wait_for(timeout=180_000)
+
+
+def _check_timeline(page: Any, objects: int) -> None:
+    page.wait_for_selector("#timeline-chart")
+    assert page.locator("#timeline-chart g.row").count() == objects
+    markers = page.eval_on_selector_all(
+        "#timeline-chart line.refresh", "ls => ls.map(l => Number(l.dataset.t))"
+    )
+    assert any(abs(t - 12.0) <= 1.0 for t in markers), markers
+
+
+def _check_thumbnails(page: Any) -> None:
+    page.wait_for_function(
+        "() => { const i = [...document.querySelectorAll('#evidence img')];"
+        " return i.length > 0 && i.every(x => x.complete && x.naturalWidth > 0); }"
+    )
+    assert page.locator("#scene img").evaluate("i => i.naturalWidth") > 0
+
+
+def _check_citation(page: Any) -> None:
+    page.fill("#question", "How many objects appeared?")
+    page.click("#ask-form button")
+    link = page.locator("#answer .citations a").first
+    link.wait_for()
+    assert page.locator("#answer .grounded").count() == 1
+    evidence_id = link.get_attribute("data-evidence-id")
+    link.click()
+    span = page.locator(f"#span-{evidence_id}")
+    assert "highlight" in (span.get_attribute("class") or "")
+    assert page.locator("#evidence li.highlight").count() == 1
+    assert span.evaluate(
+        "e => { const r = e.getBoundingClientRect();"
+        " return r.bottom > 0 && r.top < window.innerHeight; }"
+    )
+
+
+def test_a_user_runs_the_lobby_and_follows_a_citation(
+    page: Any, processing: Any, lobby_media: MediaServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client = processing("acme")
+    key = client.headers["Authorization"].removeprefix("Bearer ")
+    hostile = client.post(
+        "/api/videos/add", json={"url": lobby_media.url("lobby.mp4"), "title": HOSTILE_TITLE}
+    )
+    assert hostile.status_code == 201, hostile.text
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    _sign_in(page, str(client.base_url).rstrip("/"), key)
+    _run_lobby(page, lobby_media.url("lobby.mp4"))
+
+    video_id = _row(page, TITLE).get_attribute("data-video-id")
+    graph = client.get(f"/api/product/videos/{video_id}/scene-graph").json()
+    _row(page, TITLE).locator("td").first.click()
+    _check_timeline(page, len(graph["objects"]))
+    _check_thumbnails(page)
+    _check_citation(page)
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "dashboard.png"
+    page.screenshot(path=str(shot), full_page=True)
+    with capsys.disabled():
+        print(f"\ndashboard screenshot: {shot}")
+
+    assert _row(page, HOSTILE_TITLE).count() == 1
+    assert page.locator("#videos img, #detail-title img").count() == 0
+    _row(page, HOSTILE_TITLE).locator("td").first.click()
+    assert page.locator("#detail-title").text_content() == HOSTILE_TITLE
+    assert page.locator("main img[src='x']").count() == 0
+    page.click("#show-billing")
+    page.locator("#plan-name").filter(has_text="sandbox").wait_for()
+    assert page.locator("#billing-rows tr").count() > 0
+    assert dialogs == []
