@@ -211,10 +211,12 @@ def _banner(settings: Settings) -> str:
             f"  API          {base}",
             f"  API docs     {base}/docs",
             f"  Dashboard    {base}/dashboard",
+            f"  MCP          {base}/mcp (streamable HTTP, same Bearer key)",
             f"  Prefect UI   http://127.0.0.1:{settings.prefect_port}",
             f"  Data         {settings.data_dir.resolve()}",
             f"  Logs         {(settings.data_dir / 'logs').resolve()} (Prefect server and worker)",
             "Get an API key:  .venv/bin/ves keys create --tenant my-team",
+            f"Or a demo workspace:  curl -X POST {base}/api/public/onboarding/demo-video",
             "Stop with Ctrl-C.",
             "",
         ]
