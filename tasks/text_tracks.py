@@ -204,26 +204,32 @@ def explained_by_text(
     """
     if not len(texts) or not len(tracks):
         return np.zeros(0, dtype=np.int64)
-    explained = []
-    for number in np.unique(tracks.track_ids):
-        rows = tracks.select(tracks.track_ids == number)
-        hits = 0
-        for box, frame in zip(rows.boxes, rows.frame_index, strict=True):
-            same = texts.boxes[texts.frame_index == frame]
-            hits += bool(_text_inside(box, same).any())
-        if hits >= cover * len(rows):
-            explained.append(int(number))
-    return np.asarray(explained, dtype=np.int64)
+    # Text rows sorted by frame once; every (motion row, text row of its frame) pair at once.
+    order = np.argsort(texts.frame_index, kind="stable")
+    frames, boxes = texts.frame_index[order], texts.boxes[order]
+    starts = np.searchsorted(frames, tracks.frame_index, side="left")
+    counts = np.searchsorted(frames, tracks.frame_index, side="right") - starts
+    row_of = np.repeat(np.arange(len(tracks)), counts)
+    text_of = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(counts.sum())
+    hit = np.zeros(len(tracks), dtype=bool)
+    np.logical_or.at(hit, row_of, _text_inside(tracks.boxes[row_of], boxes[text_of]))
+    numbers, inverse = np.unique(tracks.track_ids, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    hits = np.bincount(inverse, weights=hit.astype(np.float64))
+    rows = np.bincount(inverse)
+    return np.asarray(numbers[hits >= cover * rows], dtype=np.int64)
 
 
 def _text_inside(
-    box: npt.NDArray[np.float32], texts: npt.NDArray[np.float32]
+    boxes: npt.NDArray[np.float32], texts: npt.NDArray[np.float32]
 ) -> npt.NDArray[np.bool_]:
-    if not len(texts):
-        return np.zeros(0, dtype=bool)
-    ix = np.clip(np.minimum(box[2], texts[:, 2]) - np.maximum(box[0], texts[:, 0]), 0, None)
-    iy = np.clip(np.minimum(box[3], texts[:, 3]) - np.maximum(box[1], texts[:, 1]), 0, None)
+    """Row by row: is the text box mostly inside the box, which is at most 6 times larger?"""
+    ix = np.clip(
+        np.minimum(boxes[:, 2], texts[:, 2]) - np.maximum(boxes[:, 0], texts[:, 0]), 0, None
+    )
+    iy = np.clip(
+        np.minimum(boxes[:, 3], texts[:, 3]) - np.maximum(boxes[:, 1], texts[:, 1]), 0, None
+    )
     text_area = (texts[:, 2] - texts[:, 0]) * (texts[:, 3] - texts[:, 1])
-    box_area = float((box[2] - box[0]) * (box[3] - box[1]))
-    inside = ix * iy >= 0.6 * text_area
-    return np.asarray(inside & (box_area <= 6.0 * text_area), dtype=bool)
+    box_area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return np.asarray((ix * iy >= 0.6 * text_area) & (box_area <= 6.0 * text_area), dtype=bool)
