@@ -1,6 +1,6 @@
 """Matching boxes to tracks: IoU, the centre-distance fallback, and Hungarian assignment.
 
-Used by the track stage (``tasks.track``, whose module docstring explains the gate). Boxes are
+Used by the tracker (``tasks.tracker``, whose module docstring explains the gate). Boxes are
 ``(N, 4)`` float64 ``x1, y1, x2, y2`` in normalised frame units.
 """
 

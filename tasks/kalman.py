@@ -26,7 +26,7 @@ _MEASURE_STD = 0.05
 # White-noise acceleration, in box sizes per s^2 per sqrt(s). Low on purpose: velocity is then
 # averaged over many samples, and a steady velocity is what tells two crossing objects apart.
 # The price, lagging behind sudden stops, turns and starts, is paid by the tracker's match on
-# the last seen box (see ``tasks.track``). Tuned on crossings and on the lobby scene.
+# the last seen box (see ``tasks.tracker``). Tuned on crossings and on the lobby scene.
 _ACCEL_STD = 0.25
 # A new track's velocity is unknown: allow about two box sizes per second either way.
 _INIT_VELOCITY_STD = 2.0

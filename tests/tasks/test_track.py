@@ -11,7 +11,7 @@ import pytest
 
 from tasks import kalman
 from tasks.detections import Detections
-from tasks.track import Tracker, TrackerConfig, track_detections
+from tasks.tracker import Tracker, TrackerConfig, track_detections
 from ves.synthetic import ground_truth, lobby_scene
 
 FPS = 5.0
