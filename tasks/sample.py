@@ -79,7 +79,7 @@ class SampledFrames:
     def glances(self) -> npt.NDArray[np.uint8]:
         """Every sampled frame's glance, ``(count, h, w)`` grey, mapped from disk (not loaded)."""
         path = Path(self.frames_dir) / GLANCES
-        if not self.count or not path.exists():
+        if not self.count or not all(self.glance_shape) or not path.exists():
             return np.zeros((0, *self.glance_shape), dtype=np.uint8)
         shape = (self.count, *self.glance_shape)
         return np.memmap(path, dtype=np.uint8, mode="r", shape=shape)
@@ -163,11 +163,17 @@ class _Sampler:
     def _glance(
         self, frame: av.VideoFrame, rgb: npt.NDArray[np.uint8], t: float, refresh: bool, index: int
     ) -> bool:
-        """Record the frame's glance; keep it at full size if text should be read on it."""
+        """Record the frame's glance; keep it at full size if text should be read on it.
+
+        Only a run that reads text needs glances (the looks and the OCR's text tracks), so a
+        run without OCR computes none.
+        """
+        if not self.cfg.text_width:
+            return False
         glance = glance_of(rgb)
         self.glance_shape = (int(glance.shape[0]), int(glance.shape[1]))
         self.glance_file.write(glance.tobytes())
-        if not self.cfg.text_width or not self.planner.wants(t, glance, refresh):
+        if not self.planner.wants(t, glance, refresh):
             return False
         width, height = self.text_size
         full = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
