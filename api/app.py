@@ -16,6 +16,7 @@ from flows.orchestrator import PrefectSubmitter, Submitter
 from storage.catalog import Catalog
 from storage.reads import ArtifactReader
 from storage.runs import RunStore
+from tasks.options import service_detector_mode
 from ves import __version__
 from ves.settings import Settings
 
@@ -41,6 +42,7 @@ def create_app(
         catalog: the catalog to use; by default the settings' one is opened (and upgraded).
         submitter: where runs go; by default the Prefect deployment, watched by the reaper.
     """
+    service_detector_mode(settings)  # refuse a service that could run nothing by default
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     catalog = catalog or Catalog.open(settings.catalog_path)
     submitter = submitter or PrefectSubmitter()

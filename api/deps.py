@@ -18,6 +18,7 @@ from storage.records import Tenant
 from storage.runs import RunStore
 from storage.tenants import TenantStore
 from storage.videos import VideoStore
+from storage.views import RunViews
 from ves.errors import Unauthorized
 from ves.settings import Settings
 
@@ -76,3 +77,10 @@ def get_submitter(request: Request) -> Submitter:
 RunsDep = Annotated[RunStore, Depends(get_runs)]
 ReaderDep = Annotated[ArtifactReader, Depends(get_reader)]
 SubmitterDep = Annotated[Submitter, Depends(get_submitter)]
+
+
+def get_views(videos: VideosDep, runs: RunsDep, reader: ReaderDep) -> RunViews:
+    return RunViews(videos, runs, reader)
+
+
+ViewsDep = Annotated[RunViews, Depends(get_views)]

@@ -1,17 +1,16 @@
 """The MCP tools: each one a REST operation, for the tenant whose key came with the request.
 
 Tools take their services from the FastAPI app (``request.app.state``), exactly as the routes'
-dependencies do, and call the routes' own logic, so both surfaces check the same plan limits
-and sources and answer the same documents. Catalog and DuckDB work runs in the SDK's worker
-threads (the tools are plain functions), like the REST routes in FastAPI's threadpool.
-"""
+dependencies do, and call the same operations (``api.operations``, ``storage.views``) as the routes,
+so both surfaces check the same plan limits and sources and answer the same documents. Catalog and
+DuckDB work runs in the SDK's worker threads (the tools are plain functions), like the REST routes
+in FastAPI's threadpool."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -19,18 +18,18 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 from starlette.datastructures import State
 
+from api.operations.ask import ask_about
+from api.operations.runs import queue_run
+from api.operations.videos import list_page, register_video
 from api.problems import problem_body
-from api.routes import artifacts
-from api.routes import videos as video_routes
-from api.routes.ask import ask_about
-from api.routes.runs import queue_run
-from api.schemas import VideoCreate
-from api.schemas_artifacts import EvidenceView, SceneGraph, Timeline
-from api.schemas_ask import AskRequest
-from storage.artifacts import COST
+from api.schemas.artifacts import EvidenceView, SceneGraph, Timeline
+from api.schemas.ask import AskRequest
+from api.schemas.runs import ExecuteAccepted
+from api.schemas.videos import VideoCreate
 from storage.records import Tenant
 from storage.runs import RunStore
 from storage.videos import VideoStore
+from storage.views import RunViews
 from tasks.options import RunOptions
 from ves.errors import Unauthorized, ValidationFailed, VesError
 
@@ -75,6 +74,14 @@ class Caller:
     @property
     def runs(self) -> RunStore:
         return RunStore(self.state.catalog)
+
+    @property
+    def views(self) -> RunViews:
+        return RunViews(self.videos, self.runs, self.state.reader)
+
+    @property
+    def tenant_id(self) -> str:
+        return self.tenant.tenant_id
 
 
 def _parse(model: type[_Model], **values: Any) -> _Model:
@@ -136,7 +143,7 @@ def list_videos(
     error). Filter by `state`; page with `cursor`."""
 
     def work(caller: Caller) -> Document:
-        return video_routes.list_videos(caller.tenant, caller.videos, state, limit, cursor)
+        return list_page(caller.tenant, caller.videos, state, limit, cursor)
 
     return _respond(ctx, work)
 
@@ -155,7 +162,7 @@ def add_video(
     def work(caller: Caller) -> Document:
         body = _parse(VideoCreate, url=url, title=title)
         settings = caller.state.settings
-        return video_routes.add_video(body, caller.tenant, caller.videos, settings)
+        return register_video(body, caller.tenant, caller.videos, settings)
 
     return _respond(ctx, work)
 
@@ -179,9 +186,10 @@ async def execute_video(
     async def work(caller: Caller) -> Document:
         options = _parse(RunOptions, detector=detector) if detector is not None else None
         state = caller.state
-        return await queue_run(
+        run = await queue_run(
             caller.tenant, video_id, options, caller.runs, state.submitter, state.settings
         )
+        return ExecuteAccepted(video_id=video_id, run_id=run.run_id, state=run.state)
 
     return await _respond_async(ctx, work)
 
@@ -192,10 +200,7 @@ def get_scene_graph(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult
     with the ids of the evidence spans that back it."""
 
     def work(caller: Caller) -> Document:
-        graph = artifacts.scene_graph(
-            video_id, caller.tenant, caller.videos, caller.runs, caller.state.reader
-        )
-        return SceneGraph.model_validate(graph)
+        return SceneGraph.model_validate(caller.views.scene_graph(caller.tenant_id, video_id))
 
     return _respond(ctx, work)
 
@@ -205,10 +210,7 @@ def get_timeline(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
     (where the world state was rebuilt: the start, scene changes)."""
 
     def work(caller: Caller) -> Document:
-        rows = artifacts.timeline(
-            video_id, caller.tenant, caller.videos, caller.runs, caller.state.reader
-        )
-        return Timeline.model_validate(rows)
+        return Timeline.model_validate(caller.views.timeline(caller.tenant_id, video_id))
 
     return _respond(ctx, work)
 
@@ -218,10 +220,7 @@ def get_evidence(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
     box, sha256), review notes and each span's own sha256. Answers of ask_video cite these."""
 
     def work(caller: Caller) -> Document:
-        view = artifacts.evidence_view(
-            video_id, caller.tenant, caller.videos, caller.runs, caller.state.reader
-        )
-        return EvidenceView.model_validate(view)
+        return EvidenceView.model_validate(caller.views.evidence(caller.tenant_id, video_id))
 
     return _respond(ctx, work)
 
@@ -232,9 +231,7 @@ def get_cost(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
     retention and cost."""
 
     def work(caller: Caller) -> Document:
-        run = artifacts.newest_run(caller.videos, caller.runs, caller.tenant.tenant_id, video_id)
-        report: dict[str, Any] = caller.state.reader.document(Path(run.artifacts_path or ""), COST)
-        return report
+        return caller.views.cost(caller.tenant_id, video_id)
 
     return _respond(ctx, work)
 

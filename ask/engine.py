@@ -17,6 +17,7 @@ from ask.guardrail import passing
 from ask.intent import Intent, parse_question
 from ask.types import Answer, Claim
 from ask.world import RunWorld
+from tasks.detect.detectors.mode import DetectorMode
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +35,7 @@ class Phraser(Protocol):
 
 def capabilities(mode: str) -> str:
     """What a detector mode can see, in words."""
-    parts = mode.split("+")
-    seen = ["things that move" if "motion" in parts else "the classes of its YOLO model"]
-    if "yolo" in parts:
-        seen = ["the classes of its YOLO model and where they move"]
-    if "ocr" in parts:
-        seen.append("text shown in the video")
-    return " and ".join(seen)
+    return DetectorMode.parse(mode).sees()
 
 
 def refuse(question: str, reason: str, answer: str, intent: str = "unknown") -> Answer:

@@ -16,6 +16,7 @@ from typing import Any
 from ask.types import Citation, Coverage
 from storage.artifacts import COST
 from storage.reads import ArtifactReader
+from tasks.detect.detectors.mode import DetectorMode
 
 TEXT = "text"
 
@@ -78,14 +79,14 @@ class RunWorld:
         return self.spans[evidence_id]
 
     def reads_text(self) -> bool:
-        return "ocr" in self.coverage.detector_mode.split("+")
+        return DetectorMode.parse(self.coverage.detector_mode).reads_text
 
 
 def _known_classes(cost: dict[str, Any], things: list[Thing]) -> frozenset[str]:
     names = {t.cls for t in things}
     yolo = cost.get("detectors", {}).get("yolo", {})
     names |= set(yolo.get("classes", []))
-    if "motion" in cost.get("detector_mode", "motion").split("+"):
+    if DetectorMode.parse(cost.get("detector_mode", "motion")).classes_by_motion:
         names.add("motion")
     return frozenset(names)
 

@@ -20,14 +20,14 @@ from flows.reporting import publish_prefect_artifacts
 from storage.artifacts import publish, published_bytes
 from storage.runs import RunFailure
 from tasks.context import RunContext, heartbeat, load_context
-from tasks.cost import CostInputs, cost_task
-from tasks.decode import decode_task
-from tasks.detect import detect_task
-from tasks.evidence import evidence_task
-from tasks.sample import sample_task
-from tasks.timeline import timeline_task
-from tasks.track import track_task
-from tasks.world_state import world_state_task
+from tasks.cost.stage import CostInputs, cost_task
+from tasks.decode.stage import decode_task
+from tasks.detect.stage import detect_task
+from tasks.evidence.stage import evidence_task
+from tasks.sample.stage import sample_task
+from tasks.timeline.stage import timeline_task
+from tasks.track.stage import track_task
+from tasks.world_state.stage import world_state_task
 from ves.errors import VesError
 from ves.settings import Settings
 
@@ -67,7 +67,7 @@ def _run_stages(ctx: RunContext) -> dict[str, Any]:
     inputs = CostInputs(
         video_id=ctx.video_id,
         run_id=ctx.run_id,
-        detector_mode=detected.mode,
+        detector_mode=str(detected.mode),
         fallback_reason=detected.fallback_reason,
         detectors=detected.detectors,
         duration_s=sampled.duration_s,

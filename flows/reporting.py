@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
+from storage.artifacts import read_rows
 from tasks.context import RunContext
 
 _MAX_EVENT_ROWS = 500
@@ -35,7 +35,7 @@ def publish_prefect_artifacts(ctx: RunContext, run_dir: Path, cost: dict[str, An
     create_markdown_artifact(
         markdown=cost_markdown(cost), key=f"cost-{key}", description="cost.json of the run"
     )
-    events = pq.read_table(run_dir / "events.parquet").to_pylist()[:_MAX_EVENT_ROWS]
+    events = read_rows(run_dir, "events")[:_MAX_EVENT_ROWS]
     table = [
         {k: e[k] for k in ("t_s", "type", "object_id", "zone_id", "confidence")} for e in events
     ]

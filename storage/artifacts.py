@@ -77,9 +77,27 @@ def to_table(name: str, rows: list[dict[str, Any]]) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
+def artifact_path(run_dir: Path, name: str) -> Path:
+    """Where the artifact ``name`` (a key of ``storage.schemas.ARTIFACTS``) lives in a run."""
+    if name not in ARTIFACTS:
+        raise ValueError(f"not an artifact: {name}")
+    return run_dir / f"{name}.parquet"
+
+
+def read_table(run_dir: Path, name: str, columns: list[str] | None = None) -> pa.Table:
+    """The artifact ``name`` of a run (being written or published), in its one schema."""
+    return pq.read_table(artifact_path(run_dir, name), columns=columns)
+
+
+def read_rows(run_dir: Path, name: str) -> list[dict[str, Any]]:
+    """Every row of the artifact ``name`` as dicts."""
+    rows: list[dict[str, Any]] = read_table(run_dir, name).to_pylist()
+    return rows
+
+
 def write_table(out_dir: Path, name: str, table: pa.Table) -> Path:
     """Write ``table`` as ``<name>.parquet``, cast to the artifact's schema."""
-    path = out_dir / f"{name}.parquet"
+    path = artifact_path(out_dir, name)
     pq.write_table(table.cast(ARTIFACTS[name]), path, compression="zstd")
     return path
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import duckdb
 
-from storage.artifacts import COST, MANIFEST
+from storage.artifacts import COST, MANIFEST, artifact_path
 
 
 class ArtifactReader:
@@ -29,7 +29,7 @@ class ArtifactReader:
 
     def rows(self, run_dir: Path, name: str, order_by: str | None = None) -> list[dict[str, Any]]:
         """Every row of ``<run_dir>/<name>.parquet`` as dicts, optionally ordered by a column."""
-        path = str(run_dir / f"{name}.parquet")
+        path = str(artifact_path(run_dir, name))
         order = f' ORDER BY "{order_by}"' if order_by and order_by.isidentifier() else ""
         cursor = self._cursor()
         try:
@@ -46,7 +46,7 @@ class ArtifactReader:
         try:
             table = cursor.sql(
                 "SELECT evidence_id, start_s, end_s FROM read_parquet($path)",
-                params={"path": str(run_dir / "evidence.parquet")},
+                params={"path": str(artifact_path(run_dir, "evidence"))},
             ).to_arrow_table()
         finally:
             cursor.close()

@@ -1,1 +1,25 @@
-"""Pipeline stages, one module each: a pure core that tests call, and a thin Prefect ``@task``."""
+"""Pipeline stages, one folder each, in flow order.
+
+    decode/       stage.py (open, hash, probe, bound the source), hls.py (segments, SSRF-guarded)
+    sample/       stage.py (decode once, keep sample_fps frames, score scene changes),
+                  frames.py (the frame files it writes), text_looks.py (where to read text)
+    detect/       stage.py (run the mode's plugins), detectors/ (the plugins, their registry and
+                  the detector mode), text_tracks.py (how long each read text stayed)
+    track/        stage.py, bytetrack.py (the tracker), kalman.py, association.py
+    world_state/  stage.py (objects, zones, events, relations), trajectories.py
+    timeline/     stage.py
+    evidence/     stage.py (spans, thumbnails, hashes, review notes)
+    cost/         stage.py (cost.json)
+
+Each ``stage.py`` holds the Prefect ``@task`` (I/O, logging, progress) and the pure core that
+tests call; the helpers only that stage uses sit beside it. A file directly in ``tasks/`` is
+shared by two or more stages: ``detections`` (the detection value type), ``geometry``,
+``context`` (what a task knows of its run) and ``options`` (what execute may choose).
+``retention`` is no stage of a run: it is the core of the retention sweep flow.
+
+Rules (checked by ``tests/test_layers.py``): a stage imports shared modules, ``storage``, ``ves``
+and EARLIER stages only (evidence may read what sample wrote, never the reverse); shared modules
+import no stage, except ``context`` and ``options`` reading the detector mode
+(``detect.detectors.mode``, a value with no dependencies); nothing here imports ``flows``,
+``api``, ``ask`` or ``cli``.
+"""

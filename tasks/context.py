@@ -13,6 +13,7 @@ from storage.catalog import Catalog
 from storage.runs import RunStore
 from storage.tenants import TenantStore
 from storage.videos import VideoStore
+from tasks.detect.detectors.mode import DetectorMode
 from tasks.options import RunOptions
 from ves.plans import PlanLimits
 from ves.settings import Settings
@@ -73,9 +74,9 @@ class RunContext:
         return min(chosen, self.settings.max_duration_s, self.plan.max_video_s)
 
     @property
-    def detector_mode(self) -> str:
+    def detector_mode(self) -> DetectorMode:
         """The detector mode asked for (what ran, after any fallback, is in ``cost.json``)."""
-        return self.options.detector or self.settings.detector
+        return DetectorMode.parse(self.options.detector or self.settings.detector)
 
     @property
     def yolo_model(self) -> Path | None:

@@ -1,4 +1,4 @@
-"""Zone geometry in normalised frame coordinates: default zones, point-in-polygon, box centres."""
+"""Geometry in normalised frame coordinates: zones, point-in-polygon, box centres, gaps and IoU."""
 
 from __future__ import annotations
 
@@ -55,3 +55,17 @@ def box_gap(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
     dx = max(0.0, float(max(a[0], b[0]) - min(a[2], b[2])))
     dy = max(0.0, float(max(a[1], b[1]) - min(a[3], b[3])))
     return float(np.hypot(dx, dy))
+
+
+def box_iou(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """IoU ``(A, B)`` of every ``x1, y1, x2, y2`` box of ``a`` ``(A, 4)`` with every box of ``b``
+    ``(B, 4)``; 0 where the union is empty (degenerate boxes count as empty)."""
+    a64 = np.asarray(a, dtype=np.float64).reshape(-1, 4)
+    b64 = np.asarray(b, dtype=np.float64).reshape(-1, 4)
+    top_left = np.maximum(a64[:, None, :2], b64[None, :, :2])
+    bottom_right = np.minimum(a64[:, None, 2:], b64[None, :, 2:])
+    inter = np.prod(np.clip(bottom_right - top_left, 0.0, None), axis=2)
+    area_a = np.prod(np.clip(a64[:, 2:] - a64[:, :2], 0.0, None), axis=1)
+    area_b = np.prod(np.clip(b64[:, 2:] - b64[:, :2], 0.0, None), axis=1)
+    union = area_a[:, None] + area_b[None, :] - inter
+    return np.asarray(np.divide(inter, union, out=np.zeros_like(inter), where=union > 0))

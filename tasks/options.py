@@ -7,10 +7,23 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tasks.detect.detectors.mode import MODES, DetectorMode
 from tasks.geometry import ZoneSpec, default_zones
 from ves.errors import PlanLimitExceeded, ValidationFailed
 from ves.plans import PlanLimits
-from ves.settings import DETECTOR_MODES, Settings, check_detector_mode
+from ves.settings import Settings
+
+
+def service_detector_mode(settings: Settings) -> DetectorMode:
+    """The service's default detector mode (``VES_DETECTOR``), checked at start-up.
+
+    Raises:
+        ValueError: naming the setting and the modes there are.
+    """
+    try:
+        return DetectorMode.parse(settings.detector)
+    except ValueError as exc:
+        raise ValueError(f"VES_DETECTOR={settings.detector!r}: {exc}") from exc
 
 
 class ZoneOption(BaseModel):
@@ -48,7 +61,7 @@ class RunOptions(BaseModel):
         description=(
             "Detector mode: `motion` finds whatever moves; `+ocr` also reads the text in the "
             "video; `yolo` names objects with a YOLO ONNX model (motion still decides where it "
-            f"looks). One of {', '.join(DETECTOR_MODES)}; default: the service's "
+            f"looks). One of {', '.join(MODES)}; default: the service's "
             "`VES_DETECTOR` (`motion+ocr`)."
         ),
         examples=["motion+ocr"],
@@ -72,7 +85,7 @@ class RunOptions(BaseModel):
     @field_validator("detector")
     @classmethod
     def _known_detector(cls, value: str | None) -> str | None:
-        return None if value is None else check_detector_mode(value)
+        return None if value is None else str(DetectorMode.parse(value))
 
     @field_validator("yolo_model")
     @classmethod
@@ -110,8 +123,8 @@ class RunOptions(BaseModel):
                 value=limits.max_video_s,
                 used=float(self.max_duration_s or 0),
             )
-        mode = self.detector or settings.detector
-        uses_yolo = mode.startswith("yolo")
+        mode = DetectorMode.parse(self.detector or settings.detector)
+        uses_yolo = mode.needs_model
         if uses_yolo and not (self.yolo_model or settings.yolo_model):
             message = "the yolo detector needs a model: no VES_YOLO_MODEL is set, pass yolo_model"
             raise ValidationFailed(
@@ -121,7 +134,10 @@ class RunOptions(BaseModel):
             message = f"yolo_model is only used by the yolo detector modes, not {mode}"
             raise ValidationFailed(message, errors=[{"loc": ["body", "detector"], "msg": message}])
         return self.model_copy(
-            update={"detector": mode, "max_duration_s": min(self.max_duration_s or bound, bound)}
+            update={
+                "detector": str(mode),
+                "max_duration_s": min(self.max_duration_s or bound, bound),
+            }
         )
 
     def zone_specs(self) -> tuple[ZoneSpec, ...]:

@@ -25,11 +25,11 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.cli.test_supervisor import _alive, _wait_for_banner
 from tests.fixtures.hls import write_hls
 from tests.fixtures.live_server import free_port
 from tests.fixtures.media_server import MediaServer
 from tests.fixtures.onnx_models import build_colour_detector
-from tests.test_supervisor import _alive, _wait_for_banner
 from ves.synthetic import ground_truth, lobby_scene, scale_scene, write_video
 
 pytestmark = [
@@ -59,7 +59,7 @@ class Service:
     clients: list[httpx.Client]
 
     def client(self) -> httpx.Client:
-        cli = [sys.executable, "-m", "ves.cli", "keys", "create", "--tenant", "e2e"]
+        cli = [sys.executable, "-m", "cli.main", "keys", "create", "--tenant", "e2e"]
         out = subprocess.run(cli, env=self.env, capture_output=True, text=True, check=True)
         key = out.stdout.strip().splitlines()[-1]
         return httpx.Client(
@@ -85,7 +85,7 @@ def _descendants(pid: int) -> list[int]:
 
 def _start(env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "ves.cli", "serve"],
+        [sys.executable, "-m", "cli.main", "serve"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

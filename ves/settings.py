@@ -16,21 +16,6 @@ from ves.plans import DEFAULT_PLANS, PlanLimits
 MiB = 1024 * 1024
 GiB = 1024 * MiB
 
-# What a run may detect with: motion always runs (it gates the others); ``yolo`` replaces its
-# boxes with the model's classes, ``ocr`` adds the text read in the video.
-DETECTOR_MODES = ("motion", "motion+ocr", "yolo", "yolo+ocr")
-
-
-def check_detector_mode(mode: str) -> str:
-    """``mode`` if it is one of ``DETECTOR_MODES``.
-
-    Raises:
-        ValueError: naming the modes there are.
-    """
-    if mode not in DETECTOR_MODES:
-        raise ValueError(f"detector must be one of {', '.join(DETECTOR_MODES)}")
-    return mode
-
 
 class Settings(BaseSettings):
     """Every knob of the service; each field is documented in the README's configuration table."""
@@ -174,11 +159,6 @@ class Settings(BaseSettings):
         if level not in {"critical", "error", "warning", "info", "debug"}:
             raise ValueError("log_level must be one of critical, error, warning, info, debug")
         return level
-
-    @field_validator("detector")
-    @classmethod
-    def _known_detector(cls, value: str) -> str:
-        return check_detector_mode(value)
 
     @model_validator(mode="after")
     def _refuse_unsafe_combinations(self) -> Settings:

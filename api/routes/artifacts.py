@@ -1,4 +1,5 @@
-"""Operations 4, 5, 6 and 8: a video's artifacts, read with DuckDB from its newest succeeded run.
+"""Operations 4, 5, 6 and 8: a video's artifacts, read with DuckDB from its newest succeeded run
+(``storage.views``, shared with the MCP tools).
 
 Before any run succeeded they answer 409 ``not_ready`` with the video's state. The routes are
 plain functions: FastAPI runs them in its threadpool, where catalog and DuckDB reads belong.
@@ -8,7 +9,6 @@ caller's video.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -16,48 +16,16 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, JSONResponse
 
-from api.deps import ReaderDep, RunsDep, TenantDep, VideosDep
+from api.deps import RunsDep, TenantDep, VideosDep, ViewsDep
 from api.problems import problem_responses
-from api.schemas_artifacts import EvidenceView, SceneGraph, Timeline
-from storage.artifacts import COST, THUMBS
-from storage.records import Run
-from storage.runs import RunStore
-from storage.spans import span_document
-from storage.videos import VideoStore
-from ves.errors import NotFound, NotReady
+from api.schemas.artifacts import EvidenceView, SceneGraph, Timeline
+from storage.artifacts import THUMBS
+from ves.errors import NotFound
 
 router = APIRouter(tags=["artifacts"])
 
 _THUMB_NAME = re.compile(r"^ev_[0-9a-z]+_[0-9]{1,3}\.jpg$")
 _ARTIFACT_ERRORS = problem_responses(401, 404, 409)
-
-
-def newest_run(videos: VideoStore, runs: RunStore, tenant_id: str, video_id: str) -> Run:
-    video = videos.get(tenant_id, video_id)
-    run = runs.latest_succeeded(tenant_id, video_id)
-    if video.state == "expired" or run is None or run.artifacts_path is None:
-        raise NotReady(
-            f"video {video_id} is {video.state}; artifacts are ready once a run has succeeded"
-            + (" (they expired: execute it again)" if video.state == "expired" else "")
-        )
-    if not Path(run.artifacts_path).is_dir():
-        raise NotReady(f"the artifacts of video {video_id} are gone; execute it again")
-    return run
-
-
-def _scene_graph(reader: ReaderDep, run: Run) -> dict[str, Any]:
-    path = Path(run.artifacts_path or "")
-    objects = reader.rows(path, "objects", order_by="first_seen_s")
-    for obj in objects:
-        obj["attributes"] = json.loads(obj["attributes"])
-    return {
-        "video_id": run.video_id,
-        "run_id": run.run_id,
-        "objects": objects,
-        "zones": reader.rows(path, "zones"),
-        "events": reader.rows(path, "events", "t_s"),
-        "relations": reader.rows(path, "relations", "start_s"),
-    }
 
 
 @router.get(
@@ -69,41 +37,8 @@ def _scene_graph(reader: ReaderDep, run: Run) -> dict[str, Any]:
     response_model=SceneGraph,
     response_model_by_alias=True,
 )
-def scene_graph(
-    video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
-) -> dict[str, Any]:
-    return _scene_graph(reader, newest_run(videos, runs, tenant.tenant_id, video_id))
-
-
-def _timeline(reader: ReaderDep, run: Run) -> dict[str, Any]:
-    path = Path(run.artifacts_path or "")
-    rows = reader.rows(path, "timeline", order_by="t_s")
-    events = [
-        {
-            "t_s": r["t_s"],
-            "event_id": r["event_id"],
-            "type": r["type"],
-            "object_id": r["object_id"],
-            "zone_id": r["zone_id"],
-            "confidence": r["score"],
-            "label": r["label"],
-        }
-        for r in rows
-        if r["kind"] == "event"
-    ]
-    markers = [
-        {"t_s": r["t_s"], "reason": r["reason"], "score": r["score"]}
-        for r in rows
-        if r["kind"] == "refresh_marker"
-    ]
-    duration = reader.document(path, COST)["duration_s"]
-    return {
-        "video_id": run.video_id,
-        "run_id": run.run_id,
-        "duration_s": duration,
-        "events": events,
-        "refresh_markers": markers,
-    }
+def scene_graph(video_id: str, tenant: TenantDep, views: ViewsDep) -> dict[str, Any]:
+    return views.scene_graph(tenant.tenant_id, video_id)
 
 
 @router.get(
@@ -114,16 +49,8 @@ def _timeline(reader: ReaderDep, run: Run) -> dict[str, Any]:
     responses=_ARTIFACT_ERRORS,
     response_model=Timeline,
 )
-def timeline(
-    video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
-) -> dict[str, Any]:
-    return _timeline(reader, newest_run(videos, runs, tenant.tenant_id, video_id))
-
-
-def _evidence(reader: ReaderDep, run: Run) -> dict[str, Any]:
-    rows = reader.rows(Path(run.artifacts_path or ""), "evidence", order_by="start_s")
-    spans = [{**span_document(r, run.video_id, run.run_id), "sha256": r["sha256"]} for r in rows]
-    return {"video_id": run.video_id, "run_id": run.run_id, "spans": spans}
+def timeline(video_id: str, tenant: TenantDep, views: ViewsDep) -> dict[str, Any]:
+    return views.timeline(tenant.tenant_id, video_id)
 
 
 @router.get(
@@ -134,10 +61,8 @@ def _evidence(reader: ReaderDep, run: Run) -> dict[str, Any]:
     responses=_ARTIFACT_ERRORS,
     response_model=EvidenceView,
 )
-def evidence_view(
-    video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
-) -> dict[str, Any]:
-    return _evidence(reader, newest_run(videos, runs, tenant.tenant_id, video_id))
+def evidence_view(video_id: str, tenant: TenantDep, views: ViewsDep) -> dict[str, Any]:
+    return views.evidence(tenant.tenant_id, video_id)
 
 
 @router.get(
@@ -183,11 +108,8 @@ def evidence_view(
         **_ARTIFACT_ERRORS,
     },
 )
-def cost(
-    video_id: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep, reader: ReaderDep
-) -> JSONResponse:
-    run = newest_run(videos, runs, tenant.tenant_id, video_id)
-    return JSONResponse(reader.document(Path(run.artifacts_path or ""), COST))
+def cost(video_id: str, tenant: TenantDep, views: ViewsDep) -> JSONResponse:
+    return JSONResponse(views.cost(tenant.tenant_id, video_id))
 
 
 @router.get(

@@ -8,25 +8,16 @@ logged with its run (for review) and counted in the tenant's usage.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Request
 
 from api.deps import CatalogDep, SettingsDep, TenantDep
+from api.operations.ask import ask_about
 from api.problems import problem_responses
-from api.routes.artifacts import newest_run
-from api.schemas_ask import AskAnswer, AskRequest
-from ask.engine import Phraser, answer_question
+from api.schemas.ask import AskAnswer, AskRequest
+from ask.engine import Phraser
 from ask.world import WorldCache
-from storage.asks import AskLog
-from storage.catalog import Catalog
-from storage.records import Tenant
-from storage.runs import RunStore
-from storage.usage import UsageStore, day_of, refuse
-from storage.videos import VideoStore
-from ves.clock import now_rfc3339
-from ves.settings import Settings
 
 router = APIRouter(tags=["ask"])
 
@@ -74,37 +65,3 @@ def ask_video(
 ) -> AskAnswer:
     phraser: Phraser | None = getattr(request.app.state, "phraser", None)
     return ask_about(tenant, video_id, body.question, catalog, settings, _worlds(request), phraser)
-
-
-def ask_about(
-    tenant: Tenant,
-    video_id: str,
-    question: str,
-    catalog: Catalog,
-    settings: Settings,
-    worlds: WorldCache,
-    phraser: Phraser | None,
-) -> AskAnswer:
-    """Answer ``question`` from the video's newest succeeded run, log the ask and count it.
-
-    Shared by the REST route and the MCP ``ask_video`` tool.
-    """
-    limits = settings.plan(tenant.plan)
-    asked_today = UsageStore(catalog).value(tenant.tenant_id, day_of(now_rfc3339()), "asks")
-    if asked_today >= limits.asks_per_day:  # before any work; recording checks it atomically
-        raise refuse("asks_per_day", limits.asks_per_day, asked_today)
-    videos, runs = VideoStore(catalog), RunStore(catalog)
-    run = newest_run(videos, runs, tenant.tenant_id, video_id)
-    world = worlds.get(Path(run.artifacts_path or ""), video_id, run.run_id)
-    answer = answer_question(world, question, phraser)
-    document = answer.as_dict()
-    ask_id = AskLog(catalog).record(
-        tenant.tenant_id, video_id, run.run_id, document, answer.phrased_by, limits
-    )
-    return AskAnswer(
-        **document,
-        video_id=video_id,
-        run_id=run.run_id,
-        ask_id=ask_id,
-        coverage=world.coverage.as_dict(),
-    )

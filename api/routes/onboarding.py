@@ -16,11 +16,11 @@ from fastapi import APIRouter, Body, Request, Response, status
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import CatalogDep, SettingsDep, SubmitterDep
+from api.operations.runs import submit_run
 from api.problems import problem_responses
-from api.routes.runs import submit_run
-from api.schemas_onboarding import DemoCreate, DemoWorkspace
+from api.schemas.onboarding import DemoCreate, DemoWorkspace
+from flows.demo_clip import CLIP_NAME, ensure_demo_clip
 from storage.catalog import Catalog
-from storage.demo_clip import CLIP_NAME, ensure_demo_clip
 from storage.rate_limits import RateLimit, RateLimiter
 from storage.records import Run
 from storage.runs import RunStore

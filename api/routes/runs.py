@@ -5,17 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, status
-from starlette.concurrency import run_in_threadpool
 
 from api.deps import RunsDep, SettingsDep, SubmitterDep, TenantDep
+from api.operations.runs import queue_run
 from api.problems import problem_responses
-from api.schemas_artifacts import ExecuteAccepted
-from flows.orchestrator import Submitter
-from storage.records import Run, Tenant
-from storage.runs import RunFailure, RunStore
+from api.schemas.runs import ExecuteAccepted
 from tasks.options import RunOptions
-from ves.errors import Unavailable
-from ves.settings import Settings
 
 router = APIRouter(tags=["runs"])
 
@@ -59,40 +54,5 @@ async def execute_video(
     settings: SettingsDep,
     options: Annotated[RunOptions | None, Body(openapi_examples=EXECUTE_EXAMPLES)] = None,
 ) -> ExecuteAccepted:
-    return await queue_run(tenant, video_id, options, runs, submitter, settings)
-
-
-async def queue_run(
-    tenant: Tenant,
-    video_id: str,
-    options: RunOptions | None,
-    runs: RunStore,
-    submitter: Submitter,
-    settings: Settings,
-) -> ExecuteAccepted:
-    """Queue a run of the tenant's video within its plan and hand it to the orchestrator.
-
-    Shared by the REST route and the MCP ``execute_video`` tool.
-    """
-    limits = settings.plan(tenant.plan)
-    chosen = (options or RunOptions()).resolved(settings, limits)
-    params = chosen.model_dump(mode="json", exclude_none=True)
-    run = await run_in_threadpool(runs.create, tenant.tenant_id, video_id, params, limits)
-    await submit_run(run, runs, submitter)
-    return ExecuteAccepted(video_id=video_id, run_id=run.run_id, state="queued")
-
-
-async def submit_run(run: Run, runs: RunStore, submitter: Submitter) -> None:
-    """Hand a queued run to the orchestrator and remember its flow run id.
-
-    Raises:
-        Unavailable: the orchestrator cannot take it; the run is failed first, so the video can
-            be executed again (503 for the client).
-    """
-    try:
-        flow_run_id = await submitter.submit(run)
-    except Unavailable:
-        failure = RunFailure("orchestrator_unavailable", "the orchestrator could not take the run")
-        await run_in_threadpool(runs.fail, run.run_id, failure)
-        raise
-    await run_in_threadpool(runs.set_flow_run, run.run_id, flow_run_id)
+    run = await queue_run(tenant, video_id, options, runs, submitter, settings)
+    return ExecuteAccepted(video_id=video_id, run_id=run.run_id, state=run.state)

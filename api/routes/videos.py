@@ -2,73 +2,24 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, status
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import SettingsDep, TenantDep, VideosDep
+from api.operations.videos import list_page, register_video
 from api.problems import problem_responses
-from api.schemas import VideoCreate, VideoPublic, VideosPublic
-from storage.records import VIDEO_STATES
+from api.schemas.videos import VideoCreate, VideoPublic, VideosPublic
 from storage.uploads import UploadExpectation, store_upload, upload_path
-from storage.usage import ALL, UsageStore, refuse
-from storage.videos import NewVideo
 from ves.errors import (
     Conflict,
-    InvalidRequest,
-    PayloadTooLarge,
-    SourceRejected,
     UnsupportedMediaType,
-    ValidationFailed,
 )
-from ves.ids import is_id
-from ves.netguard import check_url, probe_url
-from ves.settings import Settings
 
 router = APIRouter(tags=["videos"])
 
 _UPLOAD_MEDIA = ("video/", "application/octet-stream")
-
-
-def encode_cursor(video_id: str) -> str:
-    """An opaque cursor for "the videos after this one"."""
-    return base64.urlsafe_b64encode(video_id.encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> str:
-    """The video id inside a cursor; ``InvalidRequest`` when it is not one of ours."""
-    try:
-        video_id = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
-        raise InvalidRequest("the cursor is not valid; use next_cursor from a listing") from exc
-    if not is_id(video_id, "vid"):
-        raise InvalidRequest("the cursor is not valid; use next_cursor from a listing")
-    return video_id
-
-
-def check_source(body: VideoCreate, settings: Settings) -> None:
-    """Refuse a source the service must not or cannot fetch, before anything is stored."""
-    kind = body.resolved_source_type()
-    if kind == "upload":
-        assert body.upload is not None
-        if body.upload.size_bytes > settings.max_upload_bytes:
-            raise PayloadTooLarge(
-                f"size_bytes {body.upload.size_bytes} exceeds the upload limit of "
-                f"{settings.max_upload_bytes} bytes"
-            )
-        return
-    assert body.url is not None
-    if not settings.probe_sources:
-        check_url(body.url, allow_private=settings.allow_private_sources)
-        return
-    probe = probe_url(
-        body.url, allow_private=settings.allow_private_sources, timeout_s=settings.source_timeout_s
-    )
-    if kind == "hls" and not probe.first_bytes.lstrip(b"\xef\xbb\xbf \r\n").startswith(b"#EXTM3U"):
-        raise SourceRejected("the URL does not serve an HLS playlist (no #EXTM3U header)")
 
 
 @router.post(
@@ -87,17 +38,7 @@ def check_source(body: VideoCreate, settings: Settings) -> None:
 def add_video(
     body: VideoCreate, tenant: TenantDep, videos: VideosDep, settings: SettingsDep
 ) -> VideoPublic:
-    limits = settings.plan(tenant.plan)
-    held = UsageStore(videos.catalog).value(tenant.tenant_id, ALL, "videos")
-    if held >= limits.videos:  # before contacting the source; create checks again, atomically
-        raise refuse("videos", limits.videos, held)
-    check_source(body, settings)
-    upload = body.upload.model_dump(mode="json") if body.upload else None
-    video = videos.create(
-        NewVideo(tenant.tenant_id, body.title, body.resolved_source_type(), body.url, upload),
-        limits,
-    )
-    return VideoPublic.from_video(video)
+    return register_video(body, tenant, videos, settings)
 
 
 @router.put(
@@ -155,17 +96,7 @@ def list_videos(
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
 ) -> VideosPublic:
-    if state is not None and state not in VIDEO_STATES:
-        raise ValidationFailed(
-            f"unknown state {state!r}",
-            errors=[{"loc": ["query", "state"], "msg": f"one of {', '.join(VIDEO_STATES)}"}],
-        )
-    after = decode_cursor(cursor) if cursor else None
-    page = videos.list(tenant.tenant_id, state=state, limit=limit, after=after)
-    next_cursor = encode_cursor(page.next_after) if page.next_after else None
-    return VideosPublic(
-        data=[VideoPublic.from_video(v) for v in page.videos], next_cursor=next_cursor
-    )
+    return list_page(tenant, videos, state, limit, cursor)
 
 
 @router.get(

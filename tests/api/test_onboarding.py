@@ -20,9 +20,9 @@ import httpx
 import pytest
 
 from api.app import create_app
+from flows.demo_clip import CLIP_NAME, ensure_demo_clip
 from flows.orchestrator import Submitter
 from storage.catalog import Catalog
-from storage.demo_clip import CLIP_NAME, ensure_demo_clip
 from storage.rate_limits import RateLimit, RateLimiter
 from storage.records import Run
 from storage.tenants import TenantStore
@@ -90,7 +90,7 @@ def renders(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
         encoded.append(path)
         return write_video(spec, path)
 
-    monkeypatch.setattr("storage.demo_clip.write_video", counting)
+    monkeypatch.setattr("flows.demo_clip.write_video", counting)
     return encoded
 
 

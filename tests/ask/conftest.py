@@ -15,7 +15,7 @@ from storage.reads import ArtifactReader
 from storage.runs import RunStore
 from storage.tenants import TenantStore
 from storage.videos import NewVideo, VideoStore
-from tests.tasks.test_ocr import two_signs
+from tests.tasks.detect.test_ocr import two_signs
 from ves.settings import Settings
 from ves.synthetic import GroundTruth, SceneSpec, ground_truth, lobby_scene, write_video
 

@@ -15,6 +15,7 @@ import yaml
 from prefect.client.schemas.schedules import CronSchedule
 from prefect.flows import load_flow_from_entrypoint
 
+from cli.supervisor import PROJECT_DIR, WORK_POOL
 from flows.process_video import ProcessVideoParams, process_video
 from flows.retention import RetentionSweepParams, retention_sweep
 from storage.catalog import Catalog
@@ -26,7 +27,6 @@ from tasks.retention import sweep_retention
 from tests.fixtures.published import new_video, published_run
 from tests.flows.conftest import QueueRun
 from ves.settings import Settings
-from ves.supervisor import PROJECT_DIR, WORK_POOL
 from ves.synthetic import GroundTruth
 
 

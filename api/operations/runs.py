@@ -1,0 +1,49 @@
+"""Queueing a run and handing it to the orchestrator (operation 3), shared by execute, the demo
+workspace and the MCP ``execute_video`` tool."""
+
+from __future__ import annotations
+
+from anyio import to_thread
+
+from flows.orchestrator import Submitter
+from storage.records import Run, Tenant
+from storage.runs import RunFailure, RunStore
+from tasks.options import RunOptions
+from ves.errors import Unavailable
+from ves.settings import Settings
+
+
+async def queue_run(
+    tenant: Tenant,
+    video_id: str,
+    options: RunOptions | None,
+    runs: RunStore,
+    submitter: Submitter,
+    settings: Settings,
+) -> Run:
+    """Queue a run of the tenant's video within its plan and hand it to the orchestrator.
+
+    Shared by the REST route and the MCP ``execute_video`` tool.
+    """
+    limits = settings.plan(tenant.plan)
+    chosen = (options or RunOptions()).resolved(settings, limits)
+    params = chosen.model_dump(mode="json", exclude_none=True)
+    run = await to_thread.run_sync(runs.create, tenant.tenant_id, video_id, params, limits)
+    await submit_run(run, runs, submitter)
+    return run
+
+
+async def submit_run(run: Run, runs: RunStore, submitter: Submitter) -> None:
+    """Hand a queued run to the orchestrator and remember its flow run id.
+
+    Raises:
+        Unavailable: the orchestrator cannot take it; the run is failed first, so the video can
+            be executed again (503 for the client).
+    """
+    try:
+        flow_run_id = await submitter.submit(run)
+    except Unavailable:
+        failure = RunFailure("orchestrator_unavailable", "the orchestrator could not take the run")
+        await to_thread.run_sync(runs.fail, run.run_id, failure)
+        raise
+    await to_thread.run_sync(runs.set_flow_run, run.run_id, flow_run_id)

@@ -1,0 +1,119 @@
+"""Response models of a run's artifacts (operations 4 to 6), checked against the Parquet
+schemas in ``storage.schemas`` by a test, so the API and the files cannot drift apart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ObjectPublic(BaseModel):
+    object_id: str
+    class_: str = Field(alias="class", serialization_alias="class")
+    confidence: float
+    first_seen_s: float
+    last_seen_s: float
+    zones: list[str]
+    attributes: dict[str, Any]
+    evidence_ids: list[str]
+    detections: int
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class ZonePublic(BaseModel):
+    zone_id: str
+    name: str
+    polygon: list[list[float]]
+
+
+class EventPublic(BaseModel):
+    event_id: str
+    type: str
+    t_s: float
+    end_s: float | None
+    object_id: str | None
+    zone_id: str | None
+    confidence: float
+    evidence_ids: list[str]
+
+
+class RelationPublic(BaseModel):
+    subject_id: str
+    predicate: str
+    object_id: str
+    start_s: float
+    end_s: float
+
+
+class SceneGraph(BaseModel):
+    """The world state: objects, zones, events and relations, each citing its evidence."""
+
+    video_id: str
+    run_id: str
+    objects: list[ObjectPublic]
+    zones: list[ZonePublic]
+    events: list[EventPublic]
+    relations: list[RelationPublic]
+
+
+class RefreshMarker(BaseModel):
+    t_s: float
+    reason: str
+    score: float
+
+
+class TimelineEntry(BaseModel):
+    t_s: float
+    event_id: str
+    type: str
+    object_id: str | None
+    zone_id: str | None
+    confidence: float
+    label: str
+
+
+class Timeline(BaseModel):
+    """Events by time, and the points where the world state was rebuilt."""
+
+    video_id: str
+    run_id: str
+    duration_s: float
+    events: list[TimelineEntry]
+    refresh_markers: list[RefreshMarker]
+
+
+class EvidenceFrame(BaseModel):
+    t_s: float
+    bbox: list[float] | None
+    thumbnail_url: str
+    sha256: str
+
+
+class ReviewNote(BaseModel):
+    note_id: str
+    author: str
+    text: str
+    created_at: str
+
+
+class EvidenceSpan(BaseModel):
+    """A traceable span; ``sha256`` is that of its canonical JSON without ``sha256``."""
+
+    evidence_id: str
+    start_s: float
+    end_s: float
+    object_id: str | None
+    event_id: str | None
+    confidence: float
+    frames: list[EvidenceFrame]
+    review_notes: list[ReviewNote]
+    source_sha256: str
+    sha256: str
+
+
+class EvidenceView(BaseModel):
+    video_id: str
+    run_id: str
+    spans: list[EvidenceSpan]

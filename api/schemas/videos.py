@@ -1,0 +1,197 @@
+"""Request and response models of the video routes (``VideoCreate`` in, ``VideoPublic`` out)."""
+
+from __future__ import annotations
+
+import unicodedata
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from storage.records import Run, Video
+
+SourceTypeField = Literal["url", "hls", "upload"]
+
+_EXAMPLE_VIDEO_ID = "vid_01jd3k8m2qa7x4r5t6y7v8w9z0"
+
+
+def no_control_chars(value: str, field: str) -> str:
+    if any(unicodedata.category(c) in {"Cc", "Cf"} for c in value):
+        raise ValueError(f"{field} must not contain control characters")
+    return value
+
+
+class UploadSpec(BaseModel):
+    """What a client declares about a recording it will upload."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    filename: str = Field(min_length=1, max_length=255, examples=["lobby-2026-11-20.mp4"])
+    size_bytes: int = Field(gt=0, examples=[48_213_004])
+    content_type: str = Field(
+        pattern=r"^(video/[A-Za-z0-9.+-]+|application/(octet-stream|vnd\.apple\.mpegurl|x-mpegurl))$",
+        examples=["video/mp4"],
+    )
+    sha256: str | None = Field(None, pattern=r"^[0-9a-fA-F]{64}$")
+    recorded_at: datetime | None = None
+
+    @field_validator("filename")
+    @classmethod
+    def _plain_filename(cls, value: str) -> str:
+        return no_control_chars(value, "filename")
+
+
+class VideoCreate(BaseModel):
+    """Register a video from a URL, an HLS playlist, or a recording to upload."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"url": "https://media.example.com/lobby.mp4", "title": "Lobby camera"},
+                {"url": "https://media.example.com/live/index.m3u8", "title": "Dock stream"},
+                {
+                    "title": "Night shift",
+                    "source_type": "upload",
+                    "upload": {
+                        "filename": "night.mp4",
+                        "size_bytes": 48213004,
+                        "content_type": "video/mp4",
+                    },
+                },
+            ]
+        },
+    )
+
+    url: str | None = Field(None, min_length=1, max_length=2048)
+    title: str = Field(min_length=1, max_length=200)
+    source_type: SourceTypeField | None = Field(
+        None, description="Defaults to `hls` for a `.m3u8` URL, else `url`."
+    )
+    upload: UploadSpec | None = None
+
+    @field_validator("title")
+    @classmethod
+    def _clean_title(cls, value: str) -> str:
+        value = no_control_chars(value.strip(), "title")
+        if not value:
+            raise ValueError("title must not be blank")
+        return value
+
+    @model_validator(mode="after")
+    def _source_is_complete(self) -> VideoCreate:
+        kind = self.resolved_source_type()
+        if kind == "upload" and self.upload is None:
+            raise ValueError("source_type 'upload' needs an 'upload' object")
+        if kind != "upload" and self.url is None:
+            raise ValueError("'url' is required unless source_type is 'upload'")
+        if kind != "upload" and self.upload is not None:
+            raise ValueError("'upload' is only allowed with source_type 'upload'")
+        return self
+
+    def resolved_source_type(self) -> SourceTypeField:
+        """The declared type, or the one the URL implies (a ``.m3u8`` path means HLS)."""
+        if self.source_type == "upload" or (self.source_type is None and self.upload):
+            return "upload"
+        path = (self.url or "").split("?")[0].split("#")[0].lower()
+        return "hls" if path.endswith(".m3u8") else (self.source_type or "url")
+
+
+class RunError(BaseModel):
+    """Why a run failed, in words a user can act on."""
+
+    code: str
+    message: str
+
+
+class RunPublic(BaseModel):
+    """The newest run of a video, as seen in listings."""
+
+    run_id: str
+    state: str
+    stage: str | None
+    progress: float = Field(ge=0, le=1)
+    started_at: str | None
+    finished_at: str | None
+    error: RunError | None
+
+    @classmethod
+    def from_run(cls, run: Run) -> RunPublic:
+        error = (
+            RunError(code=run.error_code, message=run.error_message or "")
+            if run.error_code
+            else None
+        )
+        return cls(
+            run_id=run.run_id,
+            state=run.state,
+            stage=run.stage,
+            progress=run.progress,
+            started_at=run.started_at,
+            finished_at=run.finished_at,
+            error=error,
+        )
+
+
+class SourcePublic(BaseModel):
+    type: SourceTypeField
+    url: str | None
+
+
+class VideoPublic(BaseModel):
+    """A video record as clients see it."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "video_id": _EXAMPLE_VIDEO_ID,
+                    "title": "Lobby camera",
+                    "source": {"type": "url", "url": "https://media.example.com/lobby.mp4"},
+                    "state": "registered",
+                    "created_at": "2026-11-21T12:00:00.000Z",
+                    "updated_at": "2026-11-21T12:00:00.000Z",
+                    "source_sha256": None,
+                    "upload": None,
+                    "upload_url": None,
+                    "latest_run": None,
+                }
+            ]
+        }
+    )
+
+    video_id: str
+    title: str
+    source: SourcePublic
+    state: str
+    created_at: str
+    updated_at: str
+    source_sha256: str | None
+    upload: dict[str, Any] | None = None
+    upload_url: str | None = Field(
+        None, description="For uploads awaiting their bytes: PUT them here with the same key."
+    )
+    latest_run: RunPublic | None = None
+
+    @classmethod
+    def from_video(cls, video: Video) -> VideoPublic:
+        awaiting = video.state == "awaiting_upload"
+        return cls(
+            video_id=video.video_id,
+            title=video.title,
+            source=SourcePublic(type=video.source_type, url=video.source_url),
+            state=video.state,
+            created_at=video.created_at,
+            updated_at=video.updated_at,
+            source_sha256=video.source_sha256,
+            upload=video.upload,
+            upload_url=f"/api/videos/{video.video_id}/content" if awaiting else None,
+            latest_run=RunPublic.from_run(video.latest_run) if video.latest_run else None,
+        )
+
+
+class VideosPublic(BaseModel):
+    """One page of videos, newest first; pass ``next_cursor`` as ``?cursor=`` for the next."""
+
+    data: list[VideoPublic]
+    next_cursor: str | None

@@ -1,0 +1,1 @@
+"""Entry points: the ``ves`` command line and the process supervisor behind ``make run``."""

@@ -1,0 +1,125 @@
+"""The ``ves`` command line.
+
+The command line is an entry point: it sits on top of every layer (``cli -> flows -> tasks ->
+storage -> ves``) and nothing imports it.
+
+    ves serve                      start the service (API, and the processing topology)
+    ves keys create --tenant NAME  issue a key (the key alone on the last line of stdout)
+    ves keys revoke KEY_ID         revoke a key
+    ves keys list --tenant NAME    list a tenant's keys
+    ves tenants list               list tenants
+    ves retention sweep [--dry-run]
+                                   delete the artifacts of runs past their plan's retention
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from cli.supervisor import serve
+from storage.catalog import Catalog
+from storage.tenants import TenantStore
+from tasks.options import service_detector_mode
+from tasks.retention import sweep_retention
+from ves.errors import VesError
+from ves.settings import Settings
+
+
+def _catalog(settings: Settings) -> TenantStore:
+    return TenantStore(Catalog.open(settings.catalog_path))
+
+
+def cmd_keys_create(settings: Settings, args: argparse.Namespace) -> int:
+    store = _catalog(settings)
+    tenant = store.find_tenant(args.tenant) or store.create_tenant(args.tenant, plan=args.plan)
+    key, plaintext = store.create_key(tenant.tenant_id)
+    print(f"tenant: {tenant.name} ({tenant.tenant_id}, plan {tenant.plan})")
+    print(f"key id: {key.key_id} (revoke with: ves keys revoke {key.key_id})")
+    print("the key is shown once; send it as 'Authorization: Bearer <key>':")
+    print(plaintext)
+    return 0
+
+
+def cmd_keys_revoke(settings: Settings, args: argparse.Namespace) -> int:
+    key = _catalog(settings).revoke_key(args.key_id)
+    print(f"revoked {key.key_id} at {key.revoked_at}")
+    return 0
+
+
+def cmd_keys_list(settings: Settings, args: argparse.Namespace) -> int:
+    store = _catalog(settings)
+    tenant = store.find_tenant(args.tenant)
+    if tenant is None:
+        print(f"no tenant named {args.tenant!r}", file=sys.stderr)
+        return 1
+    for key in store.list_keys(tenant.tenant_id):
+        print(
+            f"{key.key_id}\tcreated {key.created_at}\t"
+            + (f"revoked {key.revoked_at}" if key.revoked_at else "active")
+        )
+    return 0
+
+
+def cmd_tenants_list(settings: Settings, args: argparse.Namespace) -> int:
+    for tenant in _catalog(settings).list_tenants():
+        print(f"{tenant.tenant_id}\t{tenant.name}\t{tenant.plan}\t{tenant.created_at}")
+    return 0
+
+
+def cmd_retention_sweep(settings: Settings, args: argparse.Namespace) -> int:
+    report = sweep_retention(settings, Catalog.open(settings.catalog_path), dry_run=args.dry_run)
+    for line in report.lines():
+        print(line)
+    return 1 if report.refused else 0
+
+
+def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
+    try:
+        service_detector_mode(settings)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return serve(settings)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ves", description="Video Evidence Service")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("serve", help="start the service").set_defaults(run=cmd_serve)
+    keys = commands.add_parser("keys", help="manage API keys").add_subparsers(required=True)
+    create = keys.add_parser("create", help="issue a key (creates the tenant if new)")
+    create.add_argument("--tenant", required=True, help="tenant name")
+    create.add_argument("--plan", default="sandbox", help="plan of a new tenant")
+    create.set_defaults(run=cmd_keys_create)
+    revoke = keys.add_parser("revoke", help="revoke a key")
+    revoke.add_argument("key_id")
+    revoke.set_defaults(run=cmd_keys_revoke)
+    listing = keys.add_parser("list", help="list a tenant's keys")
+    listing.add_argument("--tenant", required=True)
+    listing.set_defaults(run=cmd_keys_list)
+    tenants = commands.add_parser("tenants", help="manage tenants").add_subparsers(required=True)
+    tenants.add_parser("list", help="list tenants").set_defaults(run=cmd_tenants_list)
+    retention = commands.add_parser("retention", help="artifact retention")
+    sweep = retention.add_subparsers(required=True).add_parser(
+        "sweep", help="delete the artifacts of runs past their plan's retention"
+    )
+    sweep.add_argument("--dry-run", action="store_true", help="list what is due; delete nothing")
+    sweep.set_defaults(run=cmd_retention_sweep)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; errors of the service print as one line and exit 1."""
+    args = _parser().parse_args(argv)
+    run: Callable[[Settings, argparse.Namespace], int] = args.run
+    try:
+        return run(Settings(), args)
+    except VesError as exc:
+        print(f"error: {exc.detail}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,263 @@
+"""``ves serve``: the whole service on one machine, as child processes of one supervisor.
+
+It starts a local Prefect server (its UI is where data engineers watch runs; its database lives
+under the data folder), applies ``prefect.yaml`` (the process work pool, the ``process-video``
+deployment and the hourly ``retention-sweep``), starts a worker of that pool, then the API under
+uvicorn, prints where everything is, and stops them all together on Ctrl-C or SIGTERM. If one
+child dies, the others are stopped too and the exit code is non-zero, so a process manager above
+can restart the service as a whole.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ves.settings import Settings
+
+_START_TIMEOUT_S = 120.0
+PROJECT_DIR = Path(__file__).resolve().parents[1]  # cli/ sits in the project folder
+WORK_POOL = "ves-process"
+_WORKER_SETTLE_S = 3.0
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass
+class Child:
+    """A supervised process and the URL that tells it is up."""
+
+    name: str
+    argv: list[str]
+    health_url: str | None
+    env: dict[str, str] = field(default_factory=dict)
+    process: subprocess.Popen[bytes] | None = None
+
+
+def prefect_env(settings: Settings) -> dict[str, str]:
+    """Environment pointing Prefect at the service's own local server and folders."""
+    home = (settings.data_dir / "prefect").resolve()
+    return {
+        "PREFECT_HOME": str(home),
+        "PREFECT_API_URL": f"http://127.0.0.1:{settings.prefect_port}/api",
+        "PREFECT_SERVER_API_HOST": "127.0.0.1",
+        "PREFECT_SERVER_API_PORT": str(settings.prefect_port),
+        "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{home / 'prefect.db'}",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_UI_ENABLED": "true",
+        "DO_NOT_TRACK": "1",
+    }
+
+
+def _children(settings: Settings) -> list[Child]:
+    bin_dir = Path(sys.executable).parent
+    prefect = Child(
+        "prefect-server",
+        [
+            str(bin_dir / "prefect"),
+            "server",
+            "start",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(settings.prefect_port),
+        ],
+        f"http://127.0.0.1:{settings.prefect_port}/api/health",
+        prefect_env(settings),
+    )
+    worker = Child(
+        "prefect-worker",
+        [
+            str(bin_dir / "prefect"),
+            "worker",
+            "start",
+            "--pool",
+            WORK_POOL,
+            "--type",
+            "process",
+            "--limit",
+            str(max(1, settings.worker_limit)),
+            "--name",
+            f"ves-worker-{socket.gethostname()}",
+        ],
+        None,
+        prefect_env(settings),
+    )
+    api = Child(
+        "api",
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "api.main:app",
+            "--factory",
+            "--host",
+            settings.host,
+            "--port",
+            str(settings.port),
+            "--log-level",
+            settings.log_level,
+            "--no-server-header",
+        ],
+        f"{settings.base_url}/healthz",
+        prefect_env(settings),
+    )
+    return [prefect, worker, api]
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex((host, port)) != 0
+
+
+def _wait_healthy(child: Child) -> None:
+    if child.health_url is None:  # no probe: alive after a moment is as good as it gets
+        time.sleep(_WORKER_SETTLE_S)
+        assert child.process is not None
+        if child.process.poll() is not None:
+            raise RuntimeError(f"{child.name} exited with code {child.process.returncode}")
+        return
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        assert child.process is not None
+        if child.process.poll() is not None:
+            raise RuntimeError(f"{child.name} exited with code {child.process.returncode}")
+        try:
+            with urllib.request.urlopen(child.health_url, timeout=2) as response:  # noqa: S310
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(f"{child.name} did not become healthy in {_START_TIMEOUT_S:.0f} s")
+
+
+def _die_with_parent() -> None:
+    """Runs in the child before exec: ask Linux to SIGTERM it when the supervisor dies.
+
+    Without this, a supervisor killed with SIGKILL would leave the Prefect server and the API
+    running, holding their ports, and the next ``make run`` would fail.
+    """
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # not Linux: Ctrl-C and SIGTERM still stop the children
+
+
+def apply_prefect_project(settings: Settings) -> None:
+    """Create the work pool and the deployments of ``prefect.yaml`` on the local server."""
+    prefect = str(Path(sys.executable).parent / "prefect")
+    env = {**os.environ, **prefect_env(settings), "VES_PROJECT_DIR": str(PROJECT_DIR)}
+    steps = (
+        [prefect, "work-pool", "create", WORK_POOL, "--type", "process", "--overwrite"],
+        [prefect, "--no-prompt", "deploy", "--all", "--prefect-file", "prefect.yaml"],
+    )
+    for argv in steps:
+        done = subprocess.run(  # noqa: S603
+            argv, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=180
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv[1:3])} failed:\n{done.stdout}{done.stderr}")
+
+
+def _start(child: Child, logs: Path) -> None:
+    """Start a child; Prefect's own processes log to files, the API to this terminal."""
+    env = {**os.environ, **child.env}
+    output = None
+    if child.name != "api":
+        logs.mkdir(parents=True, exist_ok=True)
+        output = (logs / f"{child.name}.log").open("ab")
+    try:
+        child.process = subprocess.Popen(  # noqa: S603
+            child.argv,
+            env=env,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+            stdout=output,
+            stderr=subprocess.STDOUT if output else None,
+        )
+    finally:
+        if output:
+            output.close()  # the child holds its own descriptor
+    _wait_healthy(child)
+
+
+def _stop(children: list[Child]) -> None:
+    for child in reversed(children):
+        if child.process and child.process.poll() is None:
+            os.killpg(child.process.pid, signal.SIGTERM)
+    for child in reversed(children):
+        if child.process:
+            try:
+                child.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(child.process.pid, signal.SIGKILL)
+
+
+def _banner(settings: Settings) -> str:
+    base = settings.base_url
+    return "\n".join(
+        [
+            "",
+            "Video Evidence Service is running.",
+            f"  API          {base}",
+            f"  API docs     {base}/docs",
+            f"  Dashboard    {base}/dashboard",
+            f"  MCP          {base}/mcp (streamable HTTP, same Bearer key)",
+            f"  Prefect UI   http://127.0.0.1:{settings.prefect_port}",
+            f"  Data         {settings.data_dir.resolve()}",
+            f"  Logs         {(settings.data_dir / 'logs').resolve()} (Prefect server and worker)",
+            "Get an API key:  .venv/bin/ves keys create --tenant my-team",
+            f"Or a demo workspace:  curl -X POST {base}/api/public/onboarding/demo-video",
+            "Stop with Ctrl-C.",
+            "",
+        ]
+    )
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM stops the service the same way Ctrl-C does."""
+    raise KeyboardInterrupt
+
+
+def serve(settings: Settings) -> int:
+    """Start every child, wait until one exits or a signal arrives, then stop them all."""
+    for host, port in ((settings.host, settings.port), ("127.0.0.1", settings.prefect_port)):
+        if not _port_free(host if host not in {"0.0.0.0", "::"} else "127.0.0.1", port):  # noqa: S104
+            print(f"error: port {port} is in use; set VES_PORT / VES_PREFECT_PORT", file=sys.stderr)
+            return 1
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    children = _children(settings)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        for child in children:
+            _start(child, settings.data_dir / "logs")
+            if child.name == "prefect-server":
+                apply_prefect_project(settings)
+        print(_banner(settings), flush=True)
+        return _watch(children)
+    except KeyboardInterrupt:
+        return 0
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        _stop(children)
+
+
+def _watch(children: list[Child]) -> int:
+    while True:
+        for child in children:
+            assert child.process is not None
+            if child.process.poll() is not None:
+                print(f"error: {child.name} exited ({child.process.returncode})", file=sys.stderr)
+                return 1
+        time.sleep(1.0)

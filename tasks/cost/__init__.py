@@ -1,0 +1,1 @@
+"""Stage 8, cost: cost.json, what the run did and what it cost."""

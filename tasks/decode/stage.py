@@ -1,0 +1,156 @@
+"""Stage 1, decode: bring the source next to the worker, hash it, probe it, enforce the bounds.
+
+URL sources are downloaded with the SSRF-guarded client (bounded bytes and time); HLS streams are
+fetched segment by segment (see ``tasks.decode.hls``); uploads are already on disk. Then PyAV probes
+the file: a source without a video stream, a still image, or larger than allowed fails here, with a
+message a user can act on, before any frame is decoded.
+
+PyAV errors are translated into the service's errors here (``open_video``) and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import av
+import av.container
+from prefect import get_run_logger, task
+from prefect.cache_policies import NONE
+
+from storage.artifacts import sha256_file
+from tasks.context import RunContext, SourceRef
+from tasks.decode.hls import HlsLimits, fetch_hls
+from ves.errors import LimitExceeded, SourceInvalid
+from ves.netguard import download
+from ves.settings import Settings
+
+_STILL_FORMATS = {"image2", "png_pipe", "jpeg_pipe", "webp_pipe", "bmp_pipe", "tiff_pipe", "gif"}
+_STILL_CODECS = {"png", "bmp", "tiff", "webp", "gif"}
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """The local source file and what probing it found."""
+
+    path: str
+    sha256: str
+    size_bytes: int
+    duration_s: float | None
+    width: int
+    height: int
+    fps: float
+    codec: str
+    container: str
+
+
+@contextmanager
+def open_video(path: Path) -> Iterator[av.container.InputContainer]:
+    """Open a local file with PyAV, translating its errors into ``SourceInvalid``."""
+    if path.stat().st_size == 0:
+        raise SourceInvalid("the source is empty (0 bytes)")
+    try:
+        container = av.open(str(path), mode="r")
+    except (av.error.FFmpegError, UnicodeDecodeError) as exc:
+        raise SourceInvalid(f"the source is not a readable video ({_reason(exc)})") from exc
+    try:
+        yield container
+    except av.error.FFmpegError as exc:
+        raise SourceInvalid(f"the video is corrupt ({_reason(exc)})") from exc
+    finally:
+        container.close()
+
+
+def _reason(exc: Exception) -> str:
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+
+
+def acquire_source(ref: SourceRef, scratch: Path, settings: Settings) -> tuple[Path, str, int]:
+    """The source as a local file, with its sha256 and size."""
+    if ref.kind == "upload":
+        if ref.path is None or not Path(ref.path).is_file():
+            raise SourceInvalid("the uploaded recording is missing; upload it again")
+        path = Path(ref.path)
+        # The upload was hashed and verified as it arrived and published atomically; hashing
+        # gigabytes again here would double the stage's I/O for nothing.
+        return path, ref.sha256 or sha256_file(path), path.stat().st_size
+    assert ref.url is not None
+    if ref.kind == "hls":
+        fetched = fetch_hls(ref.url, scratch / "source.ts", _hls_limits(settings))
+    else:
+        fetched = download(
+            ref.url,
+            scratch / "source.bin",
+            allow_private=settings.allow_private_sources,
+            timeout_s=settings.read_timeout_s,
+            max_bytes=settings.max_source_bytes,
+        )
+    return fetched.path, fetched.sha256, fetched.size
+
+
+def _hls_limits(settings: Settings) -> HlsLimits:
+    return HlsLimits(
+        max_duration_s=settings.max_duration_s,
+        max_bytes=settings.max_source_bytes,
+        max_width=settings.max_width,
+        max_height=settings.max_height,
+        timeout_s=settings.read_timeout_s,
+        allow_private=settings.allow_private_sources,
+    )
+
+
+def probe_video(path: Path, settings: Settings) -> tuple[float | None, int, int, float, str, str]:
+    """Duration, width, height, fps, codec and container of a local video; bounds enforced."""
+    with open_video(path) as container:
+        if not container.streams.video:
+            raise SourceInvalid("the source has no video stream")
+        stream = container.streams.video[0]
+        codec, fmt = stream.codec_context.name, container.format.name
+        if fmt in _STILL_FORMATS or codec in _STILL_CODECS:
+            raise SourceInvalid("the source is a still image, not a video")
+        width, height = stream.codec_context.width, stream.codec_context.height
+        if not width or not height:
+            raise SourceInvalid("the video stream has no picture size")
+        if width > settings.max_width or height > settings.max_height:
+            raise LimitExceeded(
+                f"the video is {width}x{height}; the largest accepted is "
+                f"{settings.max_width}x{settings.max_height}"
+            )
+        fps = float(stream.average_rate or stream.guessed_rate or 0) or 25.0
+        return _duration(container, stream), width, height, fps, codec, fmt
+
+
+def _duration(container: av.container.InputContainer, stream: av.VideoStream) -> float | None:
+    if stream.duration is not None and stream.time_base is not None:
+        return float(stream.duration * stream.time_base)
+    if container.duration is not None:
+        return container.duration / 1_000_000
+    return None
+
+
+def decode_source(ref: SourceRef, scratch: Path, settings: Settings) -> SourceInfo:
+    """Acquire, hash and probe the source (the pure core of the decode stage)."""
+    path, digest, size = acquire_source(ref, scratch, settings)
+    duration, width, height, fps, codec, fmt = probe_video(path, settings)
+    return SourceInfo(str(path), digest, size, duration, width, height, fps, codec, fmt)
+
+
+@task(name="decode", cache_policy=NONE, retries=1, retry_delay_seconds=2)
+def decode_task(ctx: RunContext) -> SourceInfo:
+    """Fetch and probe the run's source (retried once: networks fail transiently)."""
+    ctx.report("decode")
+    info = decode_source(ctx.source, ctx.layout.scratch_dir, ctx.settings)
+    get_run_logger().info(
+        "source %s: %d bytes, %dx%d %s at %.2f fps, %s s, sha256 %s",
+        ctx.source.kind,
+        info.size_bytes,
+        info.width,
+        info.height,
+        info.codec,
+        info.fps,
+        f"{info.duration_s:.1f}" if info.duration_s else "unknown",
+        info.sha256,
+    )
+    return info

@@ -1,0 +1,1 @@
+"""Stage 7, evidence: spans with thumbnails, hashes and review notes."""

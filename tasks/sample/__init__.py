@@ -1,0 +1,1 @@
+"""Stage 2, sample: decode once, keep sample_fps frames as files, mark scene changes."""

@@ -1,0 +1,119 @@
+"""Stage 6, timeline: events and refresh markers in time order, each with a readable label."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from prefect import task
+from prefect.cache_policies import NONE
+
+from storage.artifacts import read_rows, write_rows
+from tasks.context import RunContext
+from tasks.detections import TEXT_CLASS
+from tasks.world_state.stage import event_order
+
+_VERBS = {
+    "appear": "appears",
+    "disappear": "disappears",
+    "enter_zone": "enters",
+    "exit_zone": "leaves",
+    "dwell": "stays still",
+    "scene_change": "changes",
+}
+
+
+def _text_label(event: dict[str, Any], texts: dict[str, str]) -> str:
+    said = texts.get(event.get("object_id") or "", "")
+    label = f"text {json.dumps(said, ensure_ascii=False)} seen"
+    if event.get("end_s") is not None:
+        label += f" for {event['end_s'] - event['t_s']:.1f} s"
+    return label
+
+
+def _label(event: dict[str, Any], zone_names: dict[str, str], classes: dict[str, str]) -> str:
+    subject = event.get("object_id")
+    who = f"{classes.get(subject, 'object')} {subject}" if subject else "the scene"
+    verb = _VERBS.get(event["type"], event["type"].replace("_", " "))
+    zone = zone_names.get(event.get("zone_id") or "", "")
+    text = f"{who} {verb}" + (f" zone {zone}" if zone and event["type"] != "dwell" else "")
+    if event["type"] == "dwell" and event.get("end_s") is not None:
+        text += f" for {event['end_s'] - event['t_s']:.1f} s" + (f" in zone {zone}" if zone else "")
+    return text
+
+
+def _said(obj: dict[str, Any]) -> str:
+    attributes = obj["attributes"]
+    if isinstance(attributes, str):
+        attributes = json.loads(attributes)
+    return str(attributes.get("text", ""))
+
+
+def build_timeline(
+    events: list[dict[str, Any]],
+    refresh_markers: list[dict[str, Any]],
+    zones: list[dict[str, Any]],
+    objects: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Timeline rows (the pure core of the stage), sorted by time, events before markers."""
+    events = sorted(events, key=event_order)
+    zone_names = {z["zone_id"]: z["name"] for z in zones}
+    classes = {o["object_id"]: o["class"] for o in objects}
+    texts = {o["object_id"]: _said(o) for o in objects if o["class"] == TEXT_CLASS}
+    rows = [
+        {
+            "t_s": e["t_s"],
+            "kind": "event",
+            "event_id": e["event_id"],
+            "type": e["type"],
+            "object_id": e.get("object_id"),
+            "zone_id": e.get("zone_id"),
+            "reason": None,
+            "score": e["confidence"],
+            "label": (
+                _text_label(e, texts)
+                if e["type"] == "text_seen"
+                else _label(e, zone_names, classes)
+            ),
+        }
+        for e in events
+    ]
+    rows += [
+        {
+            "t_s": m["t_s"],
+            "kind": "refresh_marker",
+            "event_id": None,
+            "type": None,
+            "object_id": None,
+            "zone_id": None,
+            "reason": m["reason"],
+            "score": m["score"],
+            "label": f"world state rebuilt ({m['reason'].replace('_', ' ')})",
+        }
+        for m in refresh_markers
+    ]
+    # Events keep the causal order the world state gave them; markers follow events at a time.
+    return sorted(rows, key=lambda r: (r["t_s"], r["kind"] != "event"))
+
+
+def refresh_markers(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The refresh markers among the sampled frames."""
+    return [
+        {"t_s": f["t_s"], "reason": f["refresh_reason"], "score": f["scene_score"]}
+        for f in frames
+        if f["refresh"]
+    ]
+
+
+@task(name="timeline", cache_policy=NONE)
+def timeline_task(ctx: RunContext) -> int:
+    """Build the timeline; writes ``timeline.parquet``; returns its row count."""
+    ctx.report("timeline")
+    out = ctx.layout.out_dir
+
+    markers = refresh_markers(read_rows(out, "frames"))
+    rows = build_timeline(
+        read_rows(out, "events"), markers, read_rows(out, "zones"), read_rows(out, "objects")
+    )
+    write_rows(out, "timeline", rows)
+    return len(rows)

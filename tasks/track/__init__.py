@@ -1,0 +1,1 @@
+"""Stage 4, track: ByteTrack-style tracking of the physical detector's boxes."""
