@@ -4,6 +4,7 @@ The command line is an entry point: it sits on top of every layer (``cli -> flow
 storage -> ves``) and nothing imports it.
 
     ves serve                      start the service (API, and the processing topology)
+    ves status                     check every part the service needs (what /readyz says)
     ves keys create --tenant NAME  issue a key (the key alone on the last line of stdout)
     ves keys revoke KEY_ID         revoke a key
     ves keys list --tenant NAME    list a tenant's keys
@@ -15,10 +16,12 @@ storage -> ves``) and nothing imports it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 
-from cli.supervisor import serve
+from cli.supervisor import prefect_env, serve
+from flows.readiness import check_readiness
 from storage.catalog import Catalog
 from storage.tenants import TenantStore
 from tasks.options import service_detector_mode
@@ -75,6 +78,16 @@ def cmd_retention_sweep(settings: Settings, args: argparse.Namespace) -> int:
     return 1 if report.refused else 0
 
 
+def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
+    """What ``GET /readyz`` answers, one line a part; exit 0 only when every part is ok."""
+    os.environ.setdefault("PREFECT_API_URL", prefect_env(settings)["PREFECT_API_URL"])
+    readiness = check_readiness(settings, Catalog.open(settings.catalog_path))
+    for name, check in readiness.checks.items():
+        print(f"{name:17s} {check.state:5s} {check.latency_ms:8.1f} ms  {check.detail}")
+    print("ready" if readiness.ready else f"not ready: {', '.join(readiness.failing)}")
+    return 0 if readiness.ready else 1
+
+
 def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     try:
         service_detector_mode(settings)
@@ -88,6 +101,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ves", description="Video Evidence Service")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve", help="start the service").set_defaults(run=cmd_serve)
+    commands.add_parser(
+        "status", help="is every part the service needs working? (what /readyz says)"
+    ).set_defaults(run=cmd_status)
     keys = commands.add_parser("keys", help="manage API keys").add_subparsers(required=True)
     create = keys.add_parser("create", help="issue a key (creates the tenant if new)")
     create.add_argument("--tenant", required=True, help="tenant name")

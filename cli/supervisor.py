@@ -22,11 +22,12 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from flows.orchestrator import WORK_POOL
 from ves.settings import Settings
 
 _START_TIMEOUT_S = 120.0
 PROJECT_DIR = Path(__file__).resolve().parents[1]  # cli/ sits in the project folder
-WORK_POOL = "ves-process"
+
 _WORKER_SETTLE_S = 3.0
 _PR_SET_PDEATHSIG = 1
 

@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
-import os
-import sqlite3
-from collections.abc import Callable
-
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from api.deps import CatalogDep, SettingsDep
+from flows.readiness import check_readiness
 
 router = APIRouter(tags=["health"])
+
+_READY_EXAMPLE = {
+    "status": "ready",
+    "failing": [],
+    "checks": {
+        "catalog": {"state": "ok", "latency_ms": 0.4, "detail": "answers"},
+        "artifact_storage": {
+            "state": "ok",
+            "latency_ms": 0.3,
+            "detail": "writable: data/artifacts",
+        },
+        "prefect_api": {"state": "ok", "latency_ms": 3.1, "detail": "answers at http://..."},
+        "worker": {
+            "state": "ok",
+            "latency_ms": 6.2,
+            "detail": "1 worker(s) of ves-process; last poll 4 s ago",
+        },
+        "scheduler": {
+            "state": "ok",
+            "latency_ms": 9.8,
+            "detail": "3 scheduled runs of retention-sweep/retention-sweep",
+        },
+    },
+}
 
 
 @router.get("/healthz", summary="Liveness", description="200 while the API process runs.")
@@ -22,23 +43,19 @@ def healthz() -> dict[str, str]:
 @router.get(
     "/readyz",
     summary="Readiness",
-    description="200 when the catalog answers and the data folder is writable, else 503.",
-    responses={503: {"description": "A dependency is not ready; `checks` says which."}},
+    description=(
+        "Whether the service can work, part by part, each with its `state` (`ok` or `down`), "
+        "`latency_ms` and what it saw: `catalog` answers, `artifact_storage` is writable, "
+        "`prefect_api` answers, a `worker` of the `ves-process` pool polled within 90 s, and the "
+        "`scheduler` keeps runs of the hourly `retention-sweep` queued (none means Prefect's "
+        "scheduler is failing). 200 when every part is ok, else 503 with the failing parts "
+        "named in `failing`. `ves status` prints the same."
+    ),
+    responses={
+        200: {"content": {"application/json": {"example": _READY_EXAMPLE}}},
+        503: {"description": "A part is down; `failing` names it and its `detail` says why."},
+    },
 )
 def readyz(catalog: CatalogDep, settings: SettingsDep) -> JSONResponse:
-    checks = {"catalog": _check_catalog(catalog.ping), "data_dir": _check_writable(settings)}
-    ready = all(v == "ok" for v in checks.values())
-    body = {"status": "ready" if ready else "not_ready", "checks": checks}
-    return JSONResponse(body, status_code=200 if ready else 503)
-
-
-def _check_catalog(ping: Callable[[], None]) -> str:
-    try:
-        ping()
-    except sqlite3.Error as exc:
-        return f"error: {exc}"
-    return "ok"
-
-
-def _check_writable(settings: SettingsDep) -> str:
-    return "ok" if os.access(settings.data_dir, os.W_OK) else "error: not writable"
+    readiness = check_readiness(settings, catalog)
+    return JSONResponse(readiness.as_dict(), status_code=200 if readiness.ready else 503)

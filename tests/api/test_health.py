@@ -1,13 +1,28 @@
 from __future__ import annotations
 
 import httpx
+import pytest
+
+from tests.fixtures.live_server import free_port
 
 
-def test_health_and_readiness_need_no_key(anon: httpx.Client) -> None:
+def test_health_and_readiness_need_no_key_and_name_what_is_down(
+    anon: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no orchestrator reachable, readiness is 503 and names exactly the parts that are
+    down; what this process holds itself (catalog, storage) is ok. The 200 of a whole service
+    is checked end to end (tests/test_e2e.py)."""
+    monkeypatch.setenv("PREFECT_API_URL", f"http://127.0.0.1:{free_port()}/api")
     assert anon.get("/healthz").json() == {"status": "ok"}
     ready = anon.get("/readyz")
-    assert ready.status_code == 200
-    assert ready.json()["checks"] == {"catalog": "ok", "data_dir": "ok"}
+    assert ready.status_code == 503
+    body = ready.json()
+    assert body["status"] == "not_ready"
+    assert body["failing"] == ["prefect_api", "worker", "scheduler"]
+    checks = body["checks"]
+    assert [checks[p]["state"] for p in ("catalog", "artifact_storage")] == ["ok", "ok"]
+    assert "ConnectError" in checks["prefect_api"]["detail"]
+    assert all(c["latency_ms"] >= 0 for c in checks.values())
 
 
 def test_openapi_documents_every_route_with_a_description(anon: httpx.Client) -> None:

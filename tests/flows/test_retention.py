@@ -15,7 +15,8 @@ import yaml
 from prefect.client.schemas.schedules import CronSchedule
 from prefect.flows import load_flow_from_entrypoint
 
-from cli.supervisor import PROJECT_DIR, WORK_POOL
+from cli.supervisor import PROJECT_DIR
+from flows.orchestrator import WORK_POOL
 from flows.process_video import ProcessVideoParams, process_video
 from flows.retention import RetentionSweepParams, retention_sweep
 from storage.catalog import Catalog
