@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from fractions import Fraction
 from pathlib import Path
 
@@ -12,6 +15,7 @@ from av.video.stream import VideoStream
 from ves.synthetic.render import render_frame
 from ves.synthetic.scene import GroundTruth, SceneSpec, ground_truth
 
+_PREFETCH = 3
 _CONTAINERS = {".mp4": "mp4", ".m4v": "mp4", ".mov": "mov", ".mkv": "matroska", ".ts": "mpegts"}
 
 
@@ -46,13 +50,35 @@ def _add_stream(out: OutputContainer, spec: SceneSpec, fmt: str) -> VideoStream:
     return stream
 
 
+def _video_frame(spec: SceneSpec, index: int) -> av.VideoFrame:
+    """Render a frame and convert it to the encoder's yuv420p, with pts = frame index."""
+    rgb = av.VideoFrame.from_ndarray(render_frame(spec, index), format="rgb24")
+    frame = rgb.reformat(format="yuv420p")
+    frame.pts = index
+    return frame
+
+
+def _rendered(spec: SceneSpec) -> Iterator[av.VideoFrame]:
+    """Every frame in order, rendered a few frames ahead on a worker thread.
+
+    libx264 here keeps about one core busy, and numpy and swscale release the GIL,
+    so rendering the next frames while one encodes saves most of the render time.
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending: deque[Future[av.VideoFrame]] = deque()
+        for index in range(spec.frame_count):
+            pending.append(pool.submit(_video_frame, spec, index))
+            if len(pending) > _PREFETCH:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
 def _encode(spec: SceneSpec, path: Path, fmt: str) -> None:
     """Render and encode every frame with pts = frame index."""
     with av.open(str(path), "w", format=fmt) as out:
         stream = _add_stream(out, spec, fmt)
-        for index in range(spec.frame_count):
-            frame = av.VideoFrame.from_ndarray(render_frame(spec, index), format="rgb24")
-            frame.pts = index
+        for frame in _rendered(spec):
             out.mux(stream.encode(frame))
         out.mux(stream.encode(None))
 

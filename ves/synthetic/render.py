@@ -1,4 +1,4 @@
-"""Drawing frames of a scene: static backgrounds per segment, noise, signs, moving boxes."""
+"""Drawing frames of a scene: backgrounds per segment, signs, moving boxes, lighting, noise."""
 
 from __future__ import annotations
 
@@ -8,19 +8,21 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from ves.synthetic.lighting import apply_gain, gain_at
+from ves.synthetic.patterns import object_patch
 from ves.synthetic.scene import (
     Frame,
+    MovingObject,
     SceneSpec,
     TextSign,
+    _clip_box,
     _cut_frames,
-    _object_box,
-    _sign_patch,
+    _object_place,
     _sign_place,
     _sign_shown,
 )
+from ves.synthetic.signs import sign_patch
 
-_PLATE_RGB = (236, 236, 228)
-_INK_RGB = (16, 16, 16)
 _NOISE_BANK = 4
 _NOISE_MARGIN = 32
 # Muted (top, bottom) gradient colours; consecutive segments never share one.
@@ -107,34 +109,59 @@ def _add_noise(frame: Frame, spec: SceneSpec, index: int) -> Frame:
     dy, dx = (int(v) for v in rng.integers(0, _NOISE_MARGIN + 1, size=2))
     out = frame.astype(np.int16)
     out += bank[k, dy : dy + spec.height, dx : dx + spec.width]
-    return np.clip(out, 0, 255).astype(np.uint8)
+    np.clip(out, 0, 255, out=out)
+    return out.astype(np.uint8)
 
 
 def _paste_sign(frame: Frame, spec: SceneSpec, sign: TextSign) -> None:
-    """Copy a sign's plate into the frame, clipped at the edges."""
+    """Copy (or alpha-blend) a sign's patch into the frame, clipped at the edges."""
     x0, y0, box = _sign_place(spec, sign)
     if box is None:
         return
     x1, y1, x2, y2 = box
-    patch = _sign_patch(sign.text, sign.font_px)
-    frame[y1:y2, x1:x2] = patch[y1 - y0 : y2 - y0, x1 - x0 : x2 - x0]
+    patch = sign_patch(sign.text, sign.font_px, sign.style, sign.letter_spacing)
+    rgb = patch.rgb[y1 - y0 : y2 - y0, x1 - x0 : x2 - x0]
+    if patch.alpha is None:
+        frame[y1:y2, x1:x2] = rgb
+        return
+    alpha = patch.alpha[y1 - y0 : y2 - y0, x1 - x0 : x2 - x0]
+    under = frame[y1:y2, x1:x2].astype(np.uint16)
+    mixed = (rgb.astype(np.uint16) * alpha + under * (255 - alpha) + 127) // 255
+    frame[y1:y2, x1:x2] = mixed.astype(np.uint8)
+
+
+def _paint_object(frame: Frame, spec: SceneSpec, obj: MovingObject, index: int) -> None:
+    """Fill an object's box with its colour or its cached pattern, clipped at the edges."""
+    place = _object_place(spec, obj, index)
+    if place is None:
+        return
+    x0, y0 = place
+    box = _clip_box(x0, y0, x0 + obj.size[0], y0 + obj.size[1], spec)
+    if box is None:
+        return
+    x1, y1, x2, y2 = box
+    patch = object_patch(obj.pattern, obj.color, obj.size, obj.pattern_seed)
+    if patch is None:
+        frame[y1:y2, x1:x2] = obj.color
+    else:
+        frame[y1:y2, x1:x2] = patch[y1 - y0 : y2 - y0, x1 - x0 : x2 - x0]
 
 
 def render_frame(spec: SceneSpec, index: int) -> Frame:
     """Render frame ``index`` (time ``index / fps``) as an (H, W, 3) RGB array.
 
     Layers, back to front: segment background, signs, objects (in spec
-    order), then noise.
+    order); then the lighting gain scales the whole frame and noise is added.
     """
     if index < 0:
         raise ValueError("frame index must be >= 0")
     segment = bisect.bisect_right(_cut_frames(spec), index)
-    frame = _background(spec.width, spec.height, segment, spec.seed).copy()
+    look = segment + spec.background
+    frame = _background(spec.width, spec.height, look, spec.seed).copy()
     for sign in spec.signs:
         if _sign_shown(spec, sign, index):
             _paste_sign(frame, spec, sign)
     for obj in spec.objects:
-        box = _object_box(spec, obj, index)
-        if box is not None:
-            frame[box[1] : box[3], box[0] : box[2]] = obj.color
+        _paint_object(frame, spec, obj, index)
+    frame = apply_gain(frame, gain_at(spec.lighting, index / spec.fps))
     return _add_noise(frame, spec, index) if spec.noise > 0 else frame

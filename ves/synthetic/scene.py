@@ -6,33 +6,43 @@ import bisect
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-from PIL import Image, ImageDraw, ImageFont
+
+from ves.synthetic.lighting import (
+    Keyframes,
+    LightingChange,
+    check_lighting,
+    gain_at,
+    lighting_changes,
+)
+from ves.synthetic.patterns import OBJECT_PATTERNS
+from ves.synthetic.signs import SIGN_STYLES, sign_patch
 
 Box = tuple[float, float, float, float]
 PixelBox = tuple[int, int, int, int]
 Frame = npt.NDArray[np.uint8]
 
 _EPS = 1e-9
-_PLATE_RGB = (236, 236, 228)
-_INK_RGB = (16, 16, 16)
 
 
 @dataclass(frozen=True)
 class MovingObject:
-    """A solid-colour rectangle moving linearly between keyframes.
+    """A rectangle moving linearly between ``(t_s, x, y)`` centre keyframes.
 
     It exists only for ``t`` in ``[keyframes[0].t, keyframes[-1].t]``; two
     consecutive keyframes at the same position model a stop (a dwell).
+    ``pattern`` is its surface: "flat" (one colour), "gradient" or "texture"
+    (from ``color`` to a darker tone of it, shaped by ``pattern_seed``).
     """
 
     name: str
     color: tuple[int, int, int]
     size: tuple[int, int]
     keyframes: tuple[tuple[float, float, float], ...]
+    pattern: str = "flat"
+    pattern_seed: int = 0
 
     def __post_init__(self) -> None:
         """Reject specs whose truth would be ill-defined."""
@@ -41,27 +51,41 @@ class MovingObject:
             raise ValueError(f"{self.name}: keyframes must be non-empty and sorted by time")
         if min(self.size) <= 0 or not all(0 <= c <= 255 for c in self.color):
             raise ValueError(f"{self.name}: size must be positive and color in 0..255")
+        if self.pattern not in OBJECT_PATTERNS:
+            raise ValueError(f"{self.name}: pattern must be one of {OBJECT_PATTERNS}")
 
 
 @dataclass(frozen=True)
 class TextSign:
-    """Dark text on a light plate, shown for ``start_s <= t <= end_s``."""
+    """A sign shown for ``start_s <= t <= end_s``, centred at ``center``.
+
+    ``style`` picks the look (see ``ves.synthetic.signs``): "plate" is dark
+    text on a light plate; ``letter_spacing`` adds pixels between characters.
+    """
 
     text: str
     start_s: float
     end_s: float
     center: tuple[int, int]
     font_px: int = 40
+    style: str = "plate"
+    letter_spacing: int = 0
 
     def __post_init__(self) -> None:
-        """Reject empty text, reversed intervals and bad font sizes."""
+        """Reject empty text, reversed intervals, bad font sizes and unknown styles."""
         if not self.text or self.end_s < self.start_s or self.font_px <= 0:
             raise ValueError(f"invalid sign {self.text!r}")
+        if self.style not in SIGN_STYLES or self.letter_spacing < 0:
+            raise ValueError(f"sign {self.text!r}: style must be one of {SIGN_STYLES}")
 
 
 @dataclass(frozen=True)
 class SceneSpec:
-    """Everything needed to render and encode a synthetic scene."""
+    """Everything needed to render and encode a synthetic scene.
+
+    ``lighting`` holds ``(t_s, gain)`` keyframes (see ``ves.synthetic.lighting``);
+    ``background`` shifts which backdrop look (palette and texture) segment 0 uses.
+    """
 
     width: int = 320
     height: int = 240
@@ -75,9 +99,11 @@ class SceneSpec:
     seed: int = 0
     crf: int = 20
     preset: str = "veryfast"
+    lighting: Keyframes = ()
+    background: int = 0
 
     def __post_init__(self) -> None:
-        """Reject sizes yuv420p cannot hold and cuts outside the video."""
+        """Reject sizes yuv420p cannot hold, cuts outside the video, bad lighting."""
         if self.width < 16 or self.height < 16 or self.width % 2 or self.height % 2:
             raise ValueError("width and height must be even and >= 16")
         if self.fps <= 0 or self.duration_s <= 0 or self.noise < 0:
@@ -85,6 +111,9 @@ class SceneSpec:
         cuts = list(self.scene_cuts)
         if cuts != sorted(cuts) or any(not 0 < f < self.frame_count for f in _cut_frames(self)):
             raise ValueError("scene_cuts must be sorted and fall between two frames")
+        check_lighting(self.lighting)
+        if self.background < 0:
+            raise ValueError("background must be >= 0")
 
     @property
     def frame_count(self) -> int:
@@ -94,7 +123,10 @@ class SceneSpec:
 
 @dataclass(frozen=True)
 class ObjectTruth:
-    """Where one object is visible, frame by frame (boxes clipped to the frame)."""
+    """Where one object is, frame by frame (boxes clipped to the frame).
+
+    Boxes are geometric: an object passing behind another keeps its full box.
+    """
 
     name: str
     color: tuple[int, int, int]
@@ -103,6 +135,7 @@ class ObjectTruth:
     last_seen_s: float
     boxes: Mapping[int, Box]
     dwell_intervals: tuple[tuple[float, float], ...]
+    pattern: str = "flat"
 
     def box_at(self, frame_index: int) -> Box | None:
         """Return the visible box at a frame, or None when not visible."""
@@ -115,12 +148,17 @@ class ObjectTruth:
 
 @dataclass(frozen=True)
 class TextTruth:
-    """A sign's text, frame-quantised visible interval and plate box."""
+    """A sign's text, frame-quantised shown interval, plate box and look.
+
+    "Shown" ignores occlusion: a sign an object passes in front of is still shown.
+    """
 
     text: str
     start_s: float
     end_s: float
     box: Box
+    font_px: int = 40
+    style: str = "plate"
 
 
 @dataclass(frozen=True)
@@ -134,11 +172,17 @@ class GroundTruth:
     texts: tuple[TextTruth, ...]
     scene_cuts: tuple[float, ...]
     cut_frames: tuple[int, ...]
+    lighting: Keyframes = ()
+    lighting_changes: tuple[LightingChange, ...] = ()
 
     @property
     def fps(self) -> int:
         """Frame rate of the scene."""
         return self.spec.fps
+
+    def gain_at(self, frame_index: int) -> float:
+        """Brightness gain of a frame (1 without lighting); not an event, not a cut."""
+        return gain_at(self.lighting, frame_index / self.spec.fps)
 
     def object_at(self, frame_index: int) -> list[ObjectTruth]:
         """Return the objects visible in a frame."""
@@ -185,14 +229,22 @@ def _clip_box(x1: int, y1: int, x2: int, y2: int, spec: SceneSpec) -> PixelBox |
     return box if box[2] > box[0] and box[3] > box[1] else None
 
 
-def _object_box(spec: SceneSpec, obj: MovingObject, index: int) -> PixelBox | None:
-    """Pixel box an object covers in a frame, or None when not visible."""
+def _object_place(spec: SceneSpec, obj: MovingObject, index: int) -> tuple[int, int] | None:
+    """Unclipped top-left pixel of an object in a frame, or None outside its lifetime."""
     pos = _position_at(obj, index / spec.fps)
     if pos is None:
         return None
     w, h = obj.size
-    x1, y1 = math.floor(pos[0] - w / 2 + 0.5), math.floor(pos[1] - h / 2 + 0.5)
-    return _clip_box(x1, y1, x1 + w, y1 + h, spec)
+    return math.floor(pos[0] - w / 2 + 0.5), math.floor(pos[1] - h / 2 + 0.5)
+
+
+def _object_box(spec: SceneSpec, obj: MovingObject, index: int) -> PixelBox | None:
+    """Pixel box an object covers in a frame, or None when not visible."""
+    place = _object_place(spec, obj, index)
+    if place is None:
+        return None
+    x1, y1 = place
+    return _clip_box(x1, y1, x1 + obj.size[0], y1 + obj.size[1], spec)
 
 
 def _sign_shown(spec: SceneSpec, sign: TextSign, index: int) -> bool:
@@ -203,7 +255,7 @@ def _sign_shown(spec: SceneSpec, sign: TextSign, index: int) -> bool:
 
 def _sign_place(spec: SceneSpec, sign: TextSign) -> tuple[int, int, PixelBox | None]:
     """Plate origin (may be off-frame) and plate box clipped to the frame."""
-    h, w = _sign_patch(sign.text, sign.font_px).shape[:2]
+    w, h = sign_patch(sign.text, sign.font_px, sign.style, sign.letter_spacing).size
     x0, y0 = sign.center[0] - w // 2, sign.center[1] - h // 2
     return x0, y0, _clip_box(x0, y0, x0 + w, y0 + h, spec)
 
@@ -211,20 +263,6 @@ def _sign_place(spec: SceneSpec, sign: TextSign) -> tuple[int, int, PixelBox | N
 def _as_box(box: PixelBox) -> Box:
     """Convert an integer pixel box to the float box used in truth."""
     return float(box[0]), float(box[1]), float(box[2]), float(box[3])
-
-
-@lru_cache(maxsize=32)
-def _sign_patch(text: str, font_px: int) -> Frame:
-    """Render a sign plate once with Pillow's bundled scalable font."""
-    font = ImageFont.load_default(size=font_px)
-    left, top, right, bottom = (int(v) for v in font.getbbox(text))
-    pad = max(4, font_px // 4)
-    size = (right - left + 2 * pad, bottom - top + 2 * pad)
-    image = Image.new("RGB", size, _PLATE_RGB)
-    ImageDraw.Draw(image).text((pad - left, pad - top), text, fill=_INK_RGB, font=font)
-    patch = np.asarray(image, dtype=np.uint8).copy()
-    patch.flags.writeable = False
-    return patch
 
 
 def _dwell_intervals(obj: MovingObject, duration_s: float) -> tuple[tuple[float, float], ...]:
@@ -252,7 +290,7 @@ def _object_truth(spec: SceneSpec, obj: MovingObject) -> ObjectTruth:
     first, last = min(boxes), max(boxes)
     dwell = _dwell_intervals(obj, spec.duration_s)
     return ObjectTruth(
-        obj.name, obj.color, obj.size, first / spec.fps, last / spec.fps, boxes, dwell
+        obj.name, obj.color, obj.size, first / spec.fps, last / spec.fps, boxes, dwell, obj.pattern
     )
 
 
@@ -262,7 +300,8 @@ def _text_truth(spec: SceneSpec, sign: TextSign) -> TextTruth:
     box = _sign_place(spec, sign)[2]
     if not frames or box is None:
         raise ValueError(f"sign {sign.text!r} is never visible")
-    return TextTruth(sign.text, frames[0] / spec.fps, frames[-1] / spec.fps, _as_box(box))
+    start, end = frames[0] / spec.fps, frames[-1] / spec.fps
+    return TextTruth(sign.text, start, end, _as_box(box), sign.font_px, sign.style)
 
 
 def ground_truth(spec: SceneSpec) -> GroundTruth:
@@ -276,4 +315,6 @@ def ground_truth(spec: SceneSpec) -> GroundTruth:
         texts=tuple(_text_truth(spec, s) for s in spec.signs),
         scene_cuts=tuple(f / spec.fps for f in cut_frames),
         cut_frames=cut_frames,
+        lighting=spec.lighting,
+        lighting_changes=lighting_changes(spec.lighting),
     )
