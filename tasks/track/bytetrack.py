@@ -58,9 +58,9 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 # Centre fallback of the gate, in larger box sides: reach = min(0.5 + 1.5 * unseen_s, 1.5).
-_CENTRE_REACH = 0.5
-_REACH_PER_S = 1.5
-_REACH_MAX = 1.5
+_CENTRE_REACH = 1.0
+_REACH_PER_S = 2.5
+_REACH_MAX = 2.5
 _TENTATIVE_MISSES = 1  # sampled frames a tentative track may miss and still be confirmed
 _TIME_EPS = 1e-3  # t_s is float32: a 3 s gap must not read as 3.0000002 s
 

@@ -18,6 +18,10 @@ from tasks.detections import detections_from_table, detections_to_table
 from tasks.track.bytetrack import TrackerConfig, track_detections
 from ves.ids import new_id
 
+# A thing seen for less than this is no object of the scene graph: on random scenes such
+# tracks were fragments (the sliver a moving object uncovers, a blob split off at a crossing).
+MIN_TRACK_S = 1.0
+
 
 def track_table(table: pa.Table, physical: str) -> tuple[pa.Table, int]:
     """``tracks.parquet`` from ``detections.parquet`` (the pure core of the stage).
@@ -28,7 +32,7 @@ def track_table(table: pa.Table, physical: str) -> tuple[pa.Table, int]:
     by = table.column("detector")
     dets = detections_from_table(table.filter(pc.equal(by, physical)))
     text_rows = table.filter(pc.equal(by, "ocr"))
-    tracks = track_detections(dets, TrackerConfig())
+    tracks = track_detections(dets, TrackerConfig(min_track_s=MIN_TRACK_S))
     if physical == "motion" and text_rows.num_rows:
         drop = explained_by_text(tracks, detections_from_table(text_rows))
         tracks = tracks.select(~np.isin(tracks.track_ids, drop))

@@ -24,7 +24,16 @@ from tasks.detect.detectors.motion import (
     score_regions,
 )
 from tasks.detections import Detections
-from ves.synthetic import Box, GroundTruth, SceneSpec, ground_truth, lobby_scene, render_frame
+from ves.synthetic import (
+    Box,
+    GroundTruth,
+    MovingObject,
+    SceneSpec,
+    TextSign,
+    ground_truth,
+    lobby_scene,
+    render_frame,
+)
 from ves.synthetic.scenes import demo_scene
 
 SAMPLE_FPS = 5
@@ -311,3 +320,62 @@ def test_config_is_selected_by_type_and_refuses_unknown_fields() -> None:
     assert MotionConfig.model_validate({"type": "motion", "threshold": 30}).threshold == 30
     with pytest.raises(ValueError, match="extra"):
         MotionConfig.model_validate({"type": "motion", "thresold": 30})
+
+
+@pytest.mark.parametrize("gain", [0.75, 0.85, 1.15, 1.2, 1.35])
+def test_a_light_switched_on_or_off_is_no_motion(gain: float) -> None:
+    """A frame-wide step of 15 to 35 % between two sampled frames (a light, auto-exposure)
+    changes no pixel's verdict: the background follows the frame's gain."""
+    spec = SceneSpec(width=WIDTH, height=180, fps=SAMPLE_FPS, duration_s=8.0, noise=2.0)
+    detector = MotionDetector(MotionConfig())
+    total = 0
+    for i in range(40):
+        frame = render_frame(spec, i).astype(np.float32) * (gain if i >= 20 else 1.0)
+        small = small_frame(np.clip(frame, 0, 255).astype(np.uint8), grey=False)
+        total += len(detector.detect_frame(i, i / SAMPLE_FPS, small))
+    assert total == 0
+
+
+def test_an_object_there_at_the_start_leaves_no_ghost_where_it_stood() -> None:
+    """The background starts from a frame with the object in it; once the object has moved on,
+    the place it left is not reported (the ghost test), and the object itself still is."""
+    start = (80.0, 90.0)
+    walker = MovingObject("walker", (220, 40, 40), (30, 60), ((0.0, *start), (6.0, 280.0, 90.0)))
+    spec = SceneSpec(width=WIDTH, height=180, fps=SAMPLE_FPS, duration_s=6.0, objects=(walker,))
+    truth = ground_truth(spec)
+    detector = MotionDetector(MotionConfig())
+    left_behind = (start[0] - 15) / WIDTH, 60 / 180, (start[0] + 15) / WIDTH, 120 / 180
+    ghosts, found = 0, 0
+    for i in range(30):
+        dets = detector.detect_frame(
+            i, i / SAMPLE_FPS, small_frame(render_frame(spec, i), grey=False)
+        )
+        truth_box = truth.objects[0].boxes[i]
+        here = (truth_box[0] / WIDTH, truth_box[1] / 180, truth_box[2] / WIDTH, truth_box[3] / 180)
+        found += any(iou(tuple(b), here) > 0.5 for b in dets.boxes.tolist())
+        if i >= 10:  # the walker is 80 px past where it stood
+            ghosts += sum(iou(tuple(b), left_behind) > 0.3 for b in dets.boxes.tolist())
+    assert ghosts == 0
+    assert found >= 25
+
+
+def test_change_inside_ignored_boxes_does_not_count() -> None:
+    """Where text was read, a sign appearing is no motion, and it does not swallow an object
+    that walks past it into one box."""
+    sign = TextSign("EXIT 3", 1.0, 8.0, (160, 40), font_px=28)
+    walker = MovingObject(
+        "walker", (40, 40, 220), (24, 48), ((0.0, -20.0, 60.0), (8.0, 340.0, 60.0))
+    )
+    spec = SceneSpec(
+        width=WIDTH, height=180, fps=SAMPLE_FPS, duration_s=8.0, signs=(sign,), objects=(walker,)
+    )
+    truth = ground_truth(spec)
+    x1, y1, x2, y2 = truth.texts[0].box
+    text_box = np.array([[x1 / WIDTH, y1 / 180, x2 / WIDTH, y2 / 180]], dtype=np.float32)
+    detector = MotionDetector(MotionConfig())
+    for i in range(40):
+        shown = truth.texts[0].start_s <= i / SAMPLE_FPS <= truth.texts[0].end_s
+        small = small_frame(render_frame(spec, i), grey=False)
+        dets = detector.detect_frame(i, i / SAMPLE_FPS, small, ignore=text_box if shown else None)
+        width = dets.boxes[:, 2] - dets.boxes[:, 0]
+        assert (width < 0.25).all(), (i, dets.boxes)  # never the walker and the sign together

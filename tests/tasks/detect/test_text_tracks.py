@@ -192,3 +192,43 @@ def test_an_ocr_slip_at_the_same_place_and_time_is_one_instance_named_by_total_s
     assert spans(instances) == [(SHOWN.start, SHOWN.stop - 1)]
     assert instances[0].text == best_total
     assert instances[0].score == pytest.approx(sum(scores) / len(scores))
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        [(25, "TAXI", (0.25, 0.25, 0.37, 0.5)), (25, "564", (0.4, 0.25, 0.5, 0.5))],
+        [(15, "TAXI", (0.25, 0.25, 0.37, 0.5)), (35, "564", (0.4, 0.25, 0.5, 0.5))],
+    ],
+)
+def test_words_read_apart_join_the_whole_text_at_their_place(
+    parts: list[tuple[int, str, Box]],
+) -> None:
+    """Widely spaced letters make the OCR read a sign's words on their own at some looks; the
+    words inside the whole text's box are that text, named by the whole reading."""
+    readings = [Reading(25, EXIT_BOX, "TAXI 564", 0.8)]
+    readings += [Reading(look, box, text, 0.95) for look, text, box in parts]
+
+    instances = text_instances(readings, sign(), TIMES, ONE_SCENE)
+
+    assert [inst.text for inst in instances] == ["TAXI 564"]
+    assert spans(instances) == [(SHOWN.start, SHOWN.stop - 1)]
+
+
+@pytest.mark.parametrize("gain", [0.75, 1.15])
+def test_a_light_switched_on_or_off_does_not_end_a_text(gain: float) -> None:
+    glances = sign()
+    glances[30:] = np.clip(glances[30:].astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+    instances = text_instances(read([25]), glances, TIMES, ONE_SCENE)
+
+    assert spans(instances) == [(SHOWN.start, SHOWN.stop - 1)]
+
+
+def test_a_faint_text_ends_when_it_goes() -> None:
+    """Text with no plate changes its region by a few levels only; it still ends on time."""
+    glances = draw(blank(), EXIT_BOX, SHOWN, level=108)
+
+    instances = text_instances(read([25]), glances, TIMES, ONE_SCENE)
+
+    assert spans(instances) == [(SHOWN.start, SHOWN.stop - 1)]

@@ -217,7 +217,8 @@ def flat(level: int, shape: tuple[int, int] = (4, 4)) -> Grey:
     return np.full(shape, level, dtype=np.uint8)
 
 
-RAMP = np.arange(256, dtype=np.uint8).reshape(16, 16)
+def halves(left: int, right: int) -> Grey:
+    return np.array([[left] * 8 + [right] * 8] * 4, dtype=np.uint8)
 
 
 @pytest.mark.parametrize(
@@ -226,14 +227,12 @@ RAMP = np.arange(256, dtype=np.uint8).reshape(16, 16)
         pytest.param(None, flat(200), 0.0, id="first-frame"),
         pytest.param(flat(90), flat(90), 0.0, id="same"),
         pytest.param(flat(0), flat(255), 1.0, id="black-to-white-is-capped"),
-        pytest.param(flat(100), flat(108), 8 / 32, id="mean-difference-same-bin"),
-        pytest.param(flat(15), flat(16), 1.0, id="histogram-bin-change"),
-        pytest.param(
-            RAMP,
-            np.minimum(RAMP.astype(np.int16) + 1, 255).astype(np.uint8),
-            255 / 256 / 32,
-            id="ramp-shifted-by-one",
-        ),
+        pytest.param(flat(100), flat(108), 0.0, id="a-light-switched-on-is-no-cut"),
+        pytest.param(halves(64, 192), halves(80, 240), 0.0, id="a-gain-step-is-no-cut"),
+        pytest.param(halves(64, 192), halves(192, 64), 1.0, id="another-picture-is-a-cut"),
+        pytest.param(halves(120, 136), halves(124, 132), 4 / 32, id="mean-difference-same-bin"),
+        pytest.param(halves(112, 144), halves(128, 128), 16 / 32, id="same-mean-other-spread"),
+        pytest.param(halves(127, 129), halves(128, 128), 2 / 32, id="one-bin-over-the-edge"),
     ],
 )
 def test_scene_score(previous: Grey | None, tiny: Grey, expected: float) -> None:
