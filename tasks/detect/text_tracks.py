@@ -45,6 +45,7 @@ class Reading:
 class TextTrackConfig:
     same_level: float = 12.0
     min_level: float = 3.0
+    one_place_iou: float = 0.5
     max_gap_s: float = 2.0
     same_place_iou: float = 0.3
     similar_text: float = 0.8
@@ -155,6 +156,22 @@ def _same_instance(inst: TextInstance, reading: Reading, cfg: TextTrackConfig) -
     return mine == theirs or SequenceMatcher(None, mine, theirs).ratio() >= cfg.similar_text
 
 
+def _joins(
+    inst: TextInstance,
+    reading: Reading,
+    span: set[int],
+    times: Sequence[float],
+    cfg: TextTrackConfig,
+) -> bool:
+    """Whether a reading (visible over ``span``) is more of ``inst``: the same text at the same
+    place in touching time, or any text at the very same place at the same time (one place
+    shows one text at a time: a different string there is an OCR slip, e.g. "DNE 46" for
+    "ZONE 46" while a passer-by hid its first letter)."""
+    if _same_instance(inst, reading, cfg) and _touches(inst, span, times, cfg.max_gap_s):
+        return True
+    return bool(inst.samples & span) and _overlap(inst.box, reading.box) >= cfg.one_place_iou
+
+
 def _union(a: Box, b: Box) -> Box:
     return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
 
@@ -209,14 +226,7 @@ def text_instances(
         back = _scan(glances, times, scene, reading, -1, cfg, before)
         ahead = _scan(glances, times, scene, reading, +1, cfg, after)
         span = {reading.look, *back, *ahead}
-        match = next(
-            (
-                inst
-                for inst in instances
-                if _same_instance(inst, reading, cfg) and _touches(inst, span, times, cfg.max_gap_s)
-            ),
-            None,
-        )
+        match = next((i for i in instances if _joins(i, reading, span, times, cfg)), None)
         if match is None:
             match = TextInstance(reading.box)
             instances.append(match)

@@ -40,6 +40,10 @@ class OcrConfig(BaseModel):
         det_limit_side: longest side, in pixels, text detection runs at.
         min_score: recognition confidence below which a reading is dropped.
         min_chars: readings with fewer letters or digits are dropped (specks read as ``.``).
+        max_line_height: readings whose box is taller than this fraction of the frame are
+            dropped: no line of text is a third of the picture high, and the text detector
+            sometimes boxes a whole textured frame (seen on random scenes: "80" over the frame,
+            which then hid every moving thing from motion).
         same_level: grey levels within which a text's region counts as unchanged.
         max_gap_s: a text hidden for less than this (someone walking by) stays one sighting.
     """
@@ -51,6 +55,7 @@ class OcrConfig(BaseModel):
     det_limit_side: int = Field(640, ge=160, le=4096)
     min_score: float = Field(0.6, ge=0.0, le=1.0)
     min_chars: int = Field(2, ge=1)
+    max_line_height: float = Field(0.3, gt=0.0, le=1.0)
     same_level: float = Field(12.0, gt=0.0)
     max_gap_s: float = Field(2.0, ge=0.0)
 
@@ -113,8 +118,11 @@ class OcrDetector:
         for quad, text, score in zip(result.boxes, result.txts, result.scores, strict=True):
             text = " ".join(str(text).split())
             letters = sum(ch.isalnum() for ch in text)
-            if float(score) >= self.config.min_score and letters >= self.config.min_chars:
-                found.append((_quad_box(np.asarray(quad, np.float64), width, height), text, score))
+            box = _quad_box(np.asarray(quad, np.float64), width, height)
+            plausible = box[3] - box[1] <= self.config.max_line_height
+            sure = float(score) >= self.config.min_score and letters >= self.config.min_chars
+            if sure and plausible:
+                found.append((box, text, score))
         return found
 
     def detect(self, frames: Sequence[FrameView]) -> Detections:

@@ -232,3 +232,14 @@ def test_a_faint_text_ends_when_it_goes() -> None:
     instances = text_instances(read([25]), glances, TIMES, ONE_SCENE)
 
     assert spans(instances) == [(SHOWN.start, SHOWN.stop - 1)]
+
+
+def test_a_reading_half_hidden_by_a_passer_by_is_the_same_text() -> None:
+    """One place shows one text at a time: "DNE 46" read at the place of "ZONE 46" while a
+    passer-by hid its first letter is a slip of it, not a second text."""
+    readings = [Reading(15, EXIT_BOX, "ZONE 46", 0.9), Reading(25, EXIT_BOX, "ZONE 46", 0.9)]
+    readings.append(Reading(20, (0.28, 0.25, 0.5, 0.5), "DNE 46", 0.8))
+
+    instances = text_instances(readings, sign(), TIMES, ONE_SCENE)
+
+    assert [inst.text for inst in instances] == ["ZONE 46"]

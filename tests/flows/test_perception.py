@@ -1,0 +1,56 @@
+"""Perception on a fixed sample of random scenes, against their truth, through the real flow.
+
+Twelve seeded scenes from ``ves.synthetic.random_scene`` (resolutions, frame rates, containers,
+textured objects with stops and crossings, signs anywhere, cuts, lighting changes, noise and
+compression all drawn at random; the seeds were fixed before any figure was seen) are processed
+by ``process_video`` with the default detectors and scored by ``ves.synthetic.scoring``, the
+same way ``benchmarks/perception.py`` scores its 200 scenes. The assertions are the targets of
+the benchmark, so a perception change that breaks them fails CI.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from storage.reads import ArtifactReader
+from tests.fixtures.perception import ScoredScene, run_scene
+from ves.synthetic import random_scene
+from ves.synthetic.scoring import summarise
+
+SEEDS = range(9000, 9012)
+
+
+@pytest.fixture(scope="module")
+def scored(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> list[ScoredScene]:
+    data_dir = tmp_path_factory.mktemp("perception")
+    reader = ArtifactReader()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("VES_DATA_DIR", str(data_dir))  # the flow reads it, as a worker's does
+        return [
+            run_scene(random_scene(seed), seed, "motion+ocr", data_dir, reader) for seed in SEEDS
+        ]
+
+
+@pytest.mark.slow
+def test_counts_are_exact_and_nothing_is_invented(scored: list[ScoredScene]) -> None:
+    summary = summarise([s.score for s in scored])
+    wrong = [s.seed for s in scored if not s.score.count_exact]
+    assert summary.count_exact >= 0.95, f"wrong counts in seeds {wrong}"
+    phantoms = {s.seed: s.score.phantoms for s in scored if s.score.phantoms}
+    assert summary.phantoms_per_100 <= 1.0, f"phantoms by seed {phantoms}"
+    assert summary.ask_exact >= 0.95
+
+
+@pytest.mark.slow
+def test_texts_are_read_and_followed_across_cuts(scored: list[ScoredScene]) -> None:
+    summary = summarise([s.score for s in scored])
+    missed = [s.seed for s in scored if s.score.matched_texts < s.score.truth_texts]
+    assert summary.text_recall >= 0.97, f"missed texts in seeds {missed}"
+    assert summary.text_precision >= 0.9
+
+
+@pytest.mark.slow
+def test_objects_keep_their_identity_and_times(scored: list[ScoredScene]) -> None:
+    summary = summarise([s.score for s in scored])
+    assert summary.idf1 >= 0.95
+    assert summary.first_p95_s <= 0.5 and summary.last_p95_s <= 0.5
