@@ -102,7 +102,9 @@ def process_video(params: ProcessVideoParams) -> str:
         return "skipped"
     ctx.layout.prepare()
     try:
-        with heartbeat(ctx):
+        # Beat well within the reaper's timeout, whatever it is set to (a 10 s beat against an 8 s
+        # timeout let a busy stage be reaped while it ran).
+        with heartbeat(ctx, every_s=min(10.0, ctx.settings.heartbeat_timeout_s / 4)):
             cost = _run_stages(ctx)
             final = publish(ctx.layout)
     except BaseException as exc:
