@@ -12,7 +12,6 @@ import gc
 import hashlib
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -29,6 +28,7 @@ import pytest
 from tests.cli.test_supervisor import _alive, _wait_for_banner
 from tests.fixtures.hls import write_hls
 from tests.fixtures.live_server import free_port
+from tests.fixtures.logs import log_entries, unexpected
 from tests.fixtures.media_server import MediaServer
 from tests.fixtures.onnx_models import build_colour_detector
 from ves.synthetic import ground_truth, lobby_scene, scale_scene, write_video
@@ -357,35 +357,6 @@ def test_readyz_names_every_part_and_ves_status_agrees(service: Service) -> None
     assert lines[-1] == "ready"
 
 
-# What the logs may hold after the runs above, each with its reason; nothing else. A broken pair
-# of pins (SQLAlchemy, FastAPI) fills them otherwise. An entry is a timestamped line and the
-# traceback under it; it is expected when its first line and its text hold both strings.
-EXPECTED_LOG_ENTRIES: tuple[tuple[str, str], ...] = (
-    # Prefect's server on SQLite: a worker's heartbeat write loses a lock to a burst of writes
-    # ("database is locked"); the worker beats again a few seconds later. Prefect recommends
-    # PostgreSQL for its server once several workers write (README, "Scaling out").
-    ("Worker channel heartbeat persistence failed", "database is locked"),
-)
-_TIMESTAMPED = re.compile(r"^\d\d:\d\d:\d\d\.\d+ \| ")
-
-
-def log_entries(text: str) -> list[tuple[int, list[str]]]:
-    """(first line number, lines) per entry: a timestamped line and what follows it."""
-    entries: list[tuple[int, list[str]]] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if _TIMESTAMPED.match(line) or not entries:
-            entries.append((number, [line]))
-        else:
-            entries[-1][1].append(line)
-    return entries
-
-
-def _unexpected(lines: list[str]) -> bool:
-    bad = any("Traceback" in line or " ERROR " in line or "| ERROR" in line for line in lines)
-    whole = "\n".join(lines)
-    return bad and not any(h in lines[0] and t in whole for h, t in EXPECTED_LOG_ENTRIES)
-
-
 def test_log_entries_group_a_traceback_with_its_line_and_excuse_only_the_expected() -> None:
     text = (
         "18:11:03.336 | ERROR   | x - Worker channel heartbeat persistence failed: w\n"
@@ -396,7 +367,7 @@ def test_log_entries_group_a_traceback_with_its_line_and_excuse_only_the_expecte
     )
     entries = log_entries(text)
     assert [n for n, _ in entries] == [1, 4, 5]
-    assert [_unexpected(lines) for _, lines in entries] == [False, False, True]
+    assert [unexpected(lines) for _, lines in entries] == [False, False, True]
 
 
 def test_logs_hold_no_error_after_a_full_start_and_processed_videos(service: Service) -> None:
@@ -407,7 +378,7 @@ def test_logs_hold_no_error_after_a_full_start_and_processed_videos(service: Ser
     for log in logs:
         assert log.is_file(), log
         for number, lines in log_entries(log.read_text(errors="replace")):
-            if _unexpected(lines):
+            if unexpected(lines):
                 found.append(f"{log.name}:{number}: {lines[0][:300]}")
     assert not found, "\n".join(found)
 

@@ -1,0 +1,74 @@
+"""The motion detector's background model: how it learns, follows the light and forgets ghosts.
+
+Split from ``tasks.detect.detectors.motion`` (which finds regions of change against this model):
+the selective update, the frame's overall gain (lights, auto-exposure) and the ghost test are
+the three ways the background changes, and each is a pure function of arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from scipy import ndimage
+
+FloatImage = npt.NDArray[np.float32]
+Mask = npt.NDArray[np.bool_]
+Boxes = npt.NDArray[np.float64]
+
+
+def edge_strength(planes: FloatImage) -> FloatImage:
+    """``(H, W)`` gradient magnitude (Sobel), the largest over the channels."""
+    gx = ndimage.sobel(planes, axis=2, mode="nearest")
+    gy = ndimage.sobel(planes, axis=1, mode="nearest")
+    return np.asarray(np.hypot(gx, gy).max(axis=0), dtype=np.float32)
+
+
+def ghost_regions(
+    mask: Mask, boxes: Boxes, planes: FloatImage, background: FloatImage, ratio: float
+) -> npt.NDArray[np.bool_]:
+    """Which regions of change are ghosts: the background's memory of a thing that has gone.
+
+    A background restarted from one frame keeps whatever stood there then; once that thing
+    moves away, the place it left differs from the background and reads as change, for
+    minutes (the selective update). The outline tells them apart (the classic test, e.g.
+    Cucchiara et al.'s Sakbot): around a real object the FRAME has a sharp edge (object against
+    background) where the background model has none; around a ghost the BACKGROUND has the
+    sharp edge (the stale outline) and the frame has none. A region is a ghost when the mean
+    gradient of the frame along its outline is under ``ratio`` times the background's.
+    """
+    ghosts = np.zeros(len(boxes), dtype=bool)
+    if not len(boxes) or ratio <= 0:
+        return ghosts
+    frame_edges, background_edges = edge_strength(planes), edge_strength(background)
+    for k, (x1, y1, x2, y2) in enumerate(boxes.astype(np.int64)):
+        inside = mask[y1:y2, x1:x2]
+        band = ndimage.binary_dilation(inside) & ~ndimage.binary_erosion(inside)
+        if band.sum() < 8:
+            continue
+        seen = float(frame_edges[y1:y2, x1:x2][band].mean())
+        remembered = float(background_edges[y1:y2, x1:x2][band].mean())
+        ghosts[k] = seen < ratio * remembered
+    return ghosts
+
+
+def update_background(
+    background: FloatImage, blurred: FloatImage, foreground: Mask, rates: tuple[float, float]
+) -> None:
+    """Move ``background`` towards ``blurred`` in place: ``rates`` = (background, foreground)."""
+    rate = np.where(foreground, np.float32(rates[1]), np.float32(rates[0]))
+    background += rate * (blurred - background)
+
+
+def frame_gain(planes: FloatImage, reference: FloatImage) -> float:
+    """How much brighter ``planes`` are than ``reference`` overall (the median ratio).
+
+    Moving things cover a small part of the frame, so the median over every pixel is the
+    light's change. Dark pixels say little about a gain and are left out; a gain under 1 %
+    is noise and reads as none (so a still scene's background is not rescaled forever).
+    """
+    ref = reference[:, ::4, ::4]
+    lit = ref > 20.0
+    if lit.sum() < 16:
+        return 1.0
+    gain = float(np.median(planes[:, ::4, ::4][lit] / ref[lit]))
+    return gain if 0.5 < gain < 2.0 and abs(gain - 1.0) > 0.01 else 1.0
