@@ -1,7 +1,13 @@
 """Submitting runs to Prefect, and noticing runs that stopped without saying so (the reaper).
 
 The API never processes video: ``submit`` creates a flow run of the ``process-video`` deployment
-and returns at once; a worker of the process work pool picks it up. The reaper asks two questions
+and returns at once; a worker of the process work pool picks it up.
+
+Fair queues are Prefect's own: every tenant has a work queue ``tenant-<tenant_id>`` in the pool
+whose concurrency limit is its plan's ``concurrent_runs``. Prefect's server hands a worker a run
+from a queue only while that queue has a free slot, so a tenant's runs beyond its limit wait
+``SCHEDULED`` (the catalog says ``queued``) and never stand in front of another tenant's runs:
+workers poll every queue of the pool, and a queue at its limit offers them nothing. The reaper asks two questions
 on a timer (and at start-up): has a running run stopped beating? did Prefect see its flow run
 crash, fail or get cancelled? Either way the run ends ``failed`` with a reason, never stuck.
 Prefect-client errors are translated here, into ``Unavailable``.
@@ -16,10 +22,10 @@ from datetime import timedelta
 from typing import Protocol
 
 import httpx
-from prefect.client.orchestration import get_client
+from prefect.client.orchestration import PrefectClient, get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 from prefect.client.schemas.objects import StateType
-from prefect.exceptions import PrefectException
+from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound, PrefectException
 from prefect.states import Crashed
 
 from storage.artifacts import RunLayout
@@ -43,10 +49,15 @@ _ENDED_BADLY = {
 log = logging.getLogger("ves.orchestrator")
 
 
+def tenant_queue(tenant_id: str) -> str:
+    """The work queue of a tenant's runs (its concurrency limit is the plan's)."""
+    return f"tenant-{tenant_id}"
+
+
 class Submitter(Protocol):
     """Hands a queued run to whatever processes it."""
 
-    async def submit(self, run: Run) -> str: ...
+    async def submit(self, run: Run, *, concurrency: int) -> str: ...
 
     async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]: ...
 
@@ -58,24 +69,49 @@ class PrefectSubmitter:
 
     def __init__(self) -> None:
         self._deployment_id: uuid.UUID | None = None
+        self._queue_limits: dict[str, int] = {}  # queue name -> limit known to be set
 
-    async def submit(self, run: Run) -> str:
-        """Create the flow run; returns its id. Raises ``Unavailable`` if Prefect is down."""
+    async def submit(self, run: Run, *, concurrency: int) -> str:
+        """Create the flow run in the tenant's queue (at most ``concurrency`` of its runs at
+        once); returns its id. Raises ``Unavailable`` if Prefect is down."""
+        queue = tenant_queue(run.tenant_id)
         try:
             async with get_client() as client:
                 if self._deployment_id is None:
                     self._deployment_id = (await client.read_deployment_by_name(DEPLOYMENT)).id
+                await self._ensure_queue(client, queue, concurrency)
                 flow_run = await client.create_flow_run_from_deployment(
                     self._deployment_id,
                     parameters={"params": {"run_id": run.run_id}},
                     name=run.run_id,
                     tags=["ves", f"tenant:{run.tenant_id}", f"video:{run.video_id}"],
                     idempotency_key=run.run_id,
+                    work_queue_name=queue,
                 )
         except (PrefectException, httpx.HTTPError, RuntimeError) as exc:
             self._deployment_id = None
+            self._queue_limits.clear()
             raise Unavailable(f"the orchestrator cannot take the run now ({exc})") from exc
         return str(flow_run.id)
+
+    async def _ensure_queue(self, client: PrefectClient, name: str, limit: int) -> None:
+        """Create the tenant's work queue, or set its limit when the plan changed."""
+        if self._queue_limits.get(name) == limit:
+            return
+        try:
+            queue = await client.read_work_queue_by_name(name, work_pool_name=WORK_POOL)
+        except ObjectNotFound:
+            try:
+                await client.create_work_queue(
+                    name, concurrency_limit=limit, work_pool_name=WORK_POOL
+                )
+            except ObjectAlreadyExists:  # another API process created it just now
+                await self._ensure_queue(client, name, limit)
+                return
+        else:
+            if queue.concurrency_limit != limit:
+                await client.update_work_queue(queue.id, concurrency_limit=limit)
+        self._queue_limits[name] = limit
 
     async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
         """Flow run id -> failure message, for flow runs that crashed, failed or were cancelled."""

@@ -18,3 +18,8 @@ def to_rfc3339(moment: datetime) -> str:
 def now_rfc3339() -> str:
     """The current time as an RFC 3339 UTC string."""
     return to_rfc3339(utc_now())
+
+
+def from_rfc3339(text: str) -> datetime:
+    """The moment an RFC 3339 string (as ``to_rfc3339`` writes it) names."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -28,20 +28,25 @@ async def queue_run(
     limits = settings.plan(tenant.plan)
     chosen = (options or RunOptions()).resolved(settings, limits)
     params = chosen.model_dump(mode="json", exclude_none=True)
-    run = await to_thread.run_sync(runs.create, tenant.tenant_id, video_id, params, limits)
-    await submit_run(run, runs, submitter)
+    run = await to_thread.run_sync(
+        runs.create, tenant.tenant_id, video_id, params, limits, settings.max_queued_runs
+    )
+    await submit_run(run, runs, submitter, limits.concurrent_runs)
     return run
 
 
-async def submit_run(run: Run, runs: RunStore, submitter: Submitter) -> None:
+async def submit_run(run: Run, runs: RunStore, submitter: Submitter, concurrency: int) -> None:
     """Hand a queued run to the orchestrator and remember its flow run id.
+
+    At most ``concurrency`` runs of the tenant execute at once (the plan's ``concurrent_runs``,
+    enforced by the tenant's work queue in Prefect); the others wait ``queued`` in line.
 
     Raises:
         Unavailable: the orchestrator cannot take it; the run is failed first, so the video can
             be executed again (503 for the client).
     """
     try:
-        flow_run_id = await submitter.submit(run)
+        flow_run_id = await submitter.submit(run, concurrency=concurrency)
     except Unavailable:
         failure = RunFailure("orchestrator_unavailable", "the orchestrator could not take the run")
         await to_thread.run_sync(runs.fail, run.run_id, failure)

@@ -100,7 +100,8 @@ async def create_demo_workspace(
     limiter = RateLimiter(catalog)
     await run_in_threadpool(limiter.acquire, demo_rate_limit(settings), client_address(request))
     made = await run_in_threadpool(_create_workspace, settings, catalog, body or DemoCreate())
-    await submit_run(made.run, RunStore(catalog), submitter)
+    concurrency = settings.plan("sandbox").concurrent_runs
+    await submit_run(made.run, RunStore(catalog), submitter, concurrency)
     response.headers["Cache-Control"] = "no-store"  # the answer holds a key
     return DemoWorkspace(
         tenant_id=made.tenant_id,

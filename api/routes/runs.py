@@ -38,13 +38,17 @@ EXECUTE_EXAMPLES = {
         "is already `queued` or `running` answers 409 `conflict`. The body is optional. "
         "`detector` chooses what is detected (`motion`, `motion+ocr` (the default), `yolo`, "
         "`yolo+ocr`); a YOLO model that is missing or fails makes the run fall back to motion, "
-        "which `cost.json`'s `fallback` and every evidence span's notes then say. 402 "
-        "`plan_limit_exceeded` (with `limit`, `value` and `used`) when the plan's runs at once, "
-        "executions or processed seconds this month, or storage are used up, or when "
+        "which `cost.json`'s `fallback` and every evidence span's notes then say. Beyond the "
+        "plan's `concurrent_runs` the run is still accepted: it waits `queued`, its place in "
+        "line in the video's `latest_run.queue_position`, until one of the workspace's runs "
+        "ends (another workspace's line never holds it back). When `VES_MAX_QUEUED_RUNS` runs "
+        "of the workspace wait already: 429 `rate_limited` with `Retry-After`. 402 "
+        "`plan_limit_exceeded` (with `limit`, `value` and `used`) when what the plan buys is "
+        "used up (executions or processed seconds this month, storage), or when "
         "`max_duration_s` exceeds the plan's `max_video_s`; longer videos are processed up to "
         "that bound."
     ),
-    responses=problem_responses(401, 402, 404, 409, 415, 422, 503),
+    responses=problem_responses(401, 402, 404, 409, 415, 422, 429, 503),
 )
 async def execute_video(
     video_id: str,

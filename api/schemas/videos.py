@@ -114,6 +114,12 @@ class RunPublic(BaseModel):
     started_at: str | None
     finished_at: str | None
     error: RunError | None
+    queue_position: int | None = Field(
+        None,
+        ge=1,
+        description="While `queued`: the run's place in its workspace's line (1 = next). Beyond "
+        "the plan's `concurrent_runs` a run waits here until one of the workspace's runs ends.",
+    )
 
     @classmethod
     def from_run(cls, run: Run) -> RunPublic:
@@ -130,6 +136,7 @@ class RunPublic(BaseModel):
             started_at=run.started_at,
             finished_at=run.finished_at,
             error=error,
+            queue_position=run.queue_position if run.state == "queued" else None,
         )
 
 

@@ -33,7 +33,7 @@ class InlineSubmitter:
         self.down = False
         self.threads: list[threading.Thread] = []
 
-    async def submit(self, run: Run) -> str:
+    async def submit(self, run: Run, *, concurrency: int) -> str:
         if self.down:
             raise Unavailable("the orchestrator cannot take the run now (test)")
         thread = threading.Thread(target=self._process, args=(run.run_id,), daemon=True)

@@ -34,7 +34,11 @@ Limited = Callable[..., httpx.Client]
 class ParkedSubmitter:
     """Accepts every run and starts none: runs stay ``queued`` (what limits count)."""
 
-    async def submit(self, run: Run) -> str:
+    def __init__(self) -> None:
+        self.concurrency: list[int] = []
+
+    async def submit(self, run: Run, *, concurrency: int) -> str:
+        self.concurrency.append(concurrency)
         return str(uuid.uuid4())
 
     async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
@@ -50,10 +54,10 @@ def limited(settings: Settings, catalog: Catalog, tenants: TenantStore) -> Itera
     those limits (and the rest of the defaults)."""
     with ExitStack() as stack:
 
-        def make(submitter: Any = None, **limits: Any) -> httpx.Client:
+        def make(submitter: Any = None, max_queued_runs: int = 20, **limits: Any) -> httpx.Client:
             plans = {"sandbox": PlanLimits(**limits)}
             app = create_app(
-                settings.model_copy(update={"plans": plans}),
+                settings.model_copy(update={"plans": plans, "max_queued_runs": max_queued_runs}),
                 catalog,
                 submitter or ParkedSubmitter(),
             )
@@ -108,15 +112,55 @@ def test_the_videos_limit_stops_registration_with_402(limited: Limited, media: M
     assert len(client.get("/api/product/videos").json()["data"]) == 2  # nothing half-written
 
 
-def test_executions_and_concurrency_limits(limited: Limited, media: MediaServer) -> None:
-    client = limited(executions_per_month=2, concurrent_runs=1)
+def test_beyond_concurrent_runs_a_run_waits_in_line_and_executions_stay_402(
+    limited: Limited, media: MediaServer
+) -> None:
+    parked = ParkedSubmitter()
+    client = limited(parked, executions_per_month=2, concurrent_runs=1)
     ids = [_add(client, media).json()["video_id"] for _ in range(3)]
-    assert client.post(f"/api/product/videos/{ids[0]}/execute").status_code == 202
-    # The first run is still queued (the parked orchestrator starts none): one at once.
-    _limit_problem(client.post(f"/api/product/videos/{ids[1]}/execute"), "concurrent_runs", 1)
-    assert client.get(f"/api/product/videos/{ids[1]}").json()["state"] == "registered"
+    # The parked orchestrator starts none: both runs wait, second in line; the tenant's queue
+    # in the orchestrator is told to run one at a time.
+    assert [client.post(f"/api/product/videos/{v}/execute").status_code for v in ids[:2]] == [
+        202,
+        202,
+    ]
+    lines = [client.get(f"/api/product/videos/{v}").json()["latest_run"] for v in ids[:2]]
+    assert [(r["state"], r["queue_position"]) for r in lines] == [("queued", 1), ("queued", 2)]
+    assert parked.concurrency == [1, 1]
+    _limit_problem(client.post(f"/api/product/videos/{ids[2]}/execute"), "executions_per_month", 2)
+    assert client.get(f"/api/product/videos/{ids[2]}").json()["state"] == "registered"
     state = _state(client)
-    assert (state["usage"]["executions"], state["usage"]["active_runs"]) == (1, 1)
+    assert (state["usage"]["executions"], state["usage"]["active_runs"]) == (2, 2)
+
+
+def test_past_the_bound_on_queued_runs_execute_is_429_with_retry_after(
+    limited: Limited, media: MediaServer
+) -> None:
+    client = limited(max_queued_runs=2, concurrent_runs=1)
+    ids = [_add(client, media).json()["video_id"] for _ in range(3)]
+    assert [client.post(f"/api/product/videos/{v}/execute").status_code for v in ids[:2]] == [
+        202,
+        202,
+    ]
+    refused = client.post(f"/api/product/videos/{ids[2]}/execute")
+    problem = _problem(refused, 429, "rate_limited")
+    assert "2 runs" in problem["detail"] and int(refused.headers["Retry-After"]) >= 1
+    state = _state(client)  # refused before anything was counted
+    assert (state["usage"]["executions"], state["usage"]["active_runs"]) == (2, 2)
+    assert client.get(f"/api/product/videos/{ids[2]}").json()["state"] == "registered"
+
+
+def test_parallel_executes_at_the_queue_bound_pass_exactly_as_often_as_allowed(
+    limited: Limited, media: MediaServer
+) -> None:
+    client = limited(max_queued_runs=3, concurrent_runs=1, videos=50)
+    ids = [_add(client, media).json()["video_id"] for _ in range(8)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = list(
+            pool.map(lambda v: client.post(f"/api/product/videos/{v}/execute").status_code, ids)
+        )
+    assert sorted(statuses) == [202] * 3 + [429] * 5
+    assert _state(client)["usage"]["executions"] == 3
 
 
 def test_a_stretch_longer_than_the_plan_allows_is_402(limited: Limited, media: MediaServer) -> None:

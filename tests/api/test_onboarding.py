@@ -43,7 +43,7 @@ class HeldSubmitter:
     def __init__(self) -> None:
         self.runs: list[Run] = []
 
-    async def submit(self, run: Run) -> str:
+    async def submit(self, run: Run, *, concurrency: int) -> str:
         self.runs.append(run)
         return str(uuid.uuid4())
 

@@ -34,7 +34,7 @@ class ScriptedSubmitter:
     asked: list[list[str]] = field(default_factory=list)
     crashed: list[tuple[str, str]] = field(default_factory=list)
 
-    async def submit(self, run: Run) -> str:
+    async def submit(self, run: Run, *, concurrency: int) -> str:
         return f"fr-{run.run_id}"
 
     async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
