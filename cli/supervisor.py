@@ -46,16 +46,39 @@ class Child:
 def prefect_env(settings: Settings) -> dict[str, str]:
     """Environment pointing Prefect at the service's own local server and folders."""
     home = (settings.data_dir / "prefect").resolve()
+    database = settings.prefect_database_url or f"sqlite+aiosqlite:///{home / 'prefect.db'}"
     return {
         "PREFECT_HOME": str(home),
         "PREFECT_API_URL": f"http://127.0.0.1:{settings.prefect_port}/api",
-        "PREFECT_SERVER_API_HOST": "127.0.0.1",
+        "PREFECT_SERVER_API_HOST": settings.prefect_host,
         "PREFECT_SERVER_API_PORT": str(settings.prefect_port),
-        "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{home / 'prefect.db'}",
+        "PREFECT_API_DATABASE_CONNECTION_URL": database,
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_UI_ENABLED": "true",
         "DO_NOT_TRACK": "1",
     }
+
+
+def worker_child(settings: Settings, env: dict[str, str]) -> Child:
+    """A worker of the process pool; ``env`` says which Prefect server it polls."""
+    return Child(
+        "prefect-worker",
+        [
+            str(Path(sys.executable).parent / "prefect"),
+            "worker",
+            "start",
+            "--pool",
+            WORK_POOL,
+            "--type",
+            "process",
+            "--limit",
+            str(max(1, settings.worker_limit)),
+            "--name",
+            f"ves-worker-{socket.gethostname()}-{os.getpid()}",
+        ],
+        None,
+        {**env, "VES_PROJECT_DIR": str(PROJECT_DIR)},
+    )
 
 
 def _children(settings: Settings) -> list[Child]:
@@ -67,31 +90,14 @@ def _children(settings: Settings) -> list[Child]:
             "server",
             "start",
             "--host",
-            "127.0.0.1",
+            settings.prefect_host,
             "--port",
             str(settings.prefect_port),
         ],
         f"http://127.0.0.1:{settings.prefect_port}/api/health",
         prefect_env(settings),
     )
-    worker = Child(
-        "prefect-worker",
-        [
-            str(bin_dir / "prefect"),
-            "worker",
-            "start",
-            "--pool",
-            WORK_POOL,
-            "--type",
-            "process",
-            "--limit",
-            str(max(1, settings.worker_limit)),
-            "--name",
-            f"ves-worker-{socket.gethostname()}",
-        ],
-        None,
-        prefect_env(settings),
-    )
+    worker = worker_child(settings, prefect_env(settings))
     api = Child(
         "api",
         [
@@ -111,7 +117,7 @@ def _children(settings: Settings) -> list[Child]:
         f"{settings.base_url}/healthz",
         prefect_env(settings),
     )
-    return [prefect, worker, api]
+    return [prefect, worker, api] if settings.local_worker else [prefect, api]
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -262,3 +268,28 @@ def _watch(children: list[Child]) -> int:
                 print(f"error: {child.name} exited ({child.process.returncode})", file=sys.stderr)
                 return 1
         time.sleep(1.0)
+
+
+def work(settings: Settings) -> int:
+    """``ves worker``: one worker of the pool against the Prefect server in ``PREFECT_API_URL``.
+
+    A worker on another machine needs only ``PREFECT_API_URL``, ``VES_DATABASE_URL`` and
+    ``VES_STORAGE_URL`` (plus the S3 keys): runs read the catalog and the object store, and
+    keep nothing but scratch on this machine.
+    """
+    if not os.environ.get("PREFECT_API_URL"):
+        print("error: set PREFECT_API_URL to the Prefect server's API", file=sys.stderr)
+        return 2
+    child = worker_child(settings, {"PREFECT_API_URL": os.environ["PREFECT_API_URL"]})
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        _start(child, settings.data_dir / "logs")
+        print(f"worker of {WORK_POOL} polling {os.environ['PREFECT_API_URL']}", flush=True)
+        return _watch([child])
+    except KeyboardInterrupt:
+        return 0
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        _stop([child])

@@ -7,9 +7,11 @@ Fair queues are Prefect's own: every tenant has a work queue ``tenant-<tenant_id
 whose concurrency limit is its plan's ``concurrent_runs``. Prefect's server hands a worker a run
 from a queue only while that queue has a free slot, so a tenant's runs beyond its limit wait
 ``SCHEDULED`` (the catalog says ``queued``) and never stand in front of another tenant's runs:
-workers poll every queue of the pool, and a queue at its limit offers them nothing. The reaper asks two questions
-on a timer (and at start-up): has a running run stopped beating? did Prefect see its flow run
-crash, fail or get cancelled? Either way the run ends ``failed`` with a reason, never stuck.
+workers poll every queue of the pool, and a queue at its limit offers them nothing.
+
+The reaper asks two questions on a timer (and at start-up): has a running run stopped beating?
+did Prefect see its flow run crash, fail or get cancelled? Either way the run ends ``failed``
+with a reason, never stuck.
 Prefect-client errors are translated here, into ``Unavailable``.
 """
 
