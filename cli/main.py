@@ -11,6 +11,8 @@ storage -> ves``) and nothing imports it.
     ves tenants list               list tenants
     ves retention sweep [--dry-run]
                                    delete the artifacts of runs past their plan's retention
+    ves sql ["SELECT ..."] [--format table|csv|json]
+                                   query every published run with DuckDB (no query: a prompt)
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from cli.sql_shell import FORMATS, print_result, prompt
 from cli.supervisor import prefect_env, serve
 from flows.readiness import check_readiness
+from storage.blobs import open_blob_store
 from storage.catalog import Catalog
+from storage.sql import analyst_connection, run_query
 from storage.tenants import TenantStore
 from tasks.options import service_detector_mode
 from tasks.retention import sweep_retention
-from ves.errors import VesError
+from ves.errors import InvalidRequest, VesError
 from ves.settings import Settings
 
 
@@ -88,6 +93,22 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
     return 0 if readiness.ready else 1
 
 
+def cmd_sql(settings: Settings, args: argparse.Namespace) -> int:
+    """One query, or a prompt, over every published run of the blob store (local or S3)."""
+    store = open_blob_store(settings)
+    conn = analyst_connection(store.filesystem, store.root)
+    try:
+        if args.query is None:
+            return prompt(conn, args.format)
+        print_result(run_query(conn, args.query), args.format)
+        return 0
+    except InvalidRequest as exc:  # bad SQL is a usage error: exit 2, like argparse's
+        print(f"error: {exc.detail}", file=sys.stderr)
+        return 2
+    finally:
+        conn.close()
+
+
 def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     try:
         service_detector_mode(settings)
@@ -123,6 +144,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     sweep.add_argument("--dry-run", action="store_true", help="list what is due; delete nothing")
     sweep.set_defaults(run=cmd_retention_sweep)
+    sql = commands.add_parser(
+        "sql", help="query every published run with DuckDB (docs/artifacts.md)"
+    )
+    sql.add_argument("query", nargs="?", help="SQL over the views; none opens a prompt")
+    sql.add_argument("--format", choices=FORMATS, default="table", help="how results print")
+    sql.set_defaults(run=cmd_sql)
     return parser
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,11 +13,12 @@ import httpx
 from tests.fixtures.live_server import serve_app
 
 
-def _ves(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _ves(data_dir: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "VES_DATA_DIR": str(data_dir)}
     return subprocess.run(
         [sys.executable, "-m", "cli.main", *args],
         env=env,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=60,
@@ -93,3 +95,62 @@ def test_retention_sweep_prints_each_run_it_deleted_and_dry_run_deletes_nothing(
     assert len(again) == 1 and again[0].endswith(
         "0 run(s) expired, 0 bytes deleted, 0 video(s) now expired"
     )
+
+
+GROUP_BY = "SELECT type, count(*) AS n FROM events GROUP BY 1 ORDER BY n DESC, type"
+
+
+def test_sql_prints_a_group_by_over_every_published_run_as_an_aligned_table(
+    data_dir: Path,
+) -> None:
+    from tests.fixtures.analyst_runs import build_tree
+
+    build_tree(data_dir)  # two published runs and a half-written one, which must not count
+    result = _ves(data_dir, "sql", GROUP_BY)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "type        n",
+        "----------  -",
+        "appear      3",
+        "enter_zone  1",
+        "text_seen   1",
+        "(3 rows)",
+    ]
+
+
+def test_sql_prints_csv_and_json(data_dir: Path) -> None:
+    from tests.fixtures.analyst_runs import build_tree
+
+    build_tree(data_dir)
+    query = "SELECT run_id, object_id, zones FROM objects ORDER BY object_id"
+    csv = _ves(data_dir, "sql", query, "--format", "csv").stdout.splitlines()
+    assert csv == ["run_id,object_id,zones", "run_a,obj_1,[]", "run_a,obj_2,[]", "run_b,obj_3,[]"]
+    rows = json.loads(_ves(data_dir, "sql", GROUP_BY, "--format", "json").stdout)
+    assert rows == [
+        {"type": "appear", "n": 3},
+        {"type": "enter_zone", "n": 1},
+        {"type": "text_seen", "n": 1},
+    ]
+
+
+def test_sql_without_a_query_reads_statements_up_to_their_semicolon(data_dir: Path) -> None:
+    from tests.fixtures.analyst_runs import build_tree
+
+    build_tree(data_dir)
+    script = ".tables\nSELECT count(*) AS events\n  FROM events;\nSELEC 1;\nSELECT 42 AS answer\n"
+    result = _ves(data_dir, "sql", stdin=script)
+    assert result.returncode == 0, result.stderr
+    views = ["detections", "events", "evidence", "frames", "objects", "relations", "runs"]
+    views += ["timeline", "tracks", "zones"]
+    results = ["events", "------", "     5", "(1 row)", "answer", "------", "    42", "(1 row)"]
+    assert result.stdout.splitlines() == views + results  # the last statement needs no ';'
+    assert result.stderr.strip().startswith("error: Parser Error: syntax error")
+
+
+def test_sql_bad_sql_is_one_line_and_exit_code_2(data_dir: Path) -> None:
+    result = _ves(data_dir, "sql", "SELECT * FROM nowhere")
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "error: Catalog Error: Table with name nowhere does not exist!"
+    ]
+    assert result.stdout == ""
