@@ -44,7 +44,7 @@ def create_app(
     """
     service_detector_mode(settings)  # refuse a service that could run nothing by default
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    catalog = catalog or Catalog.open(settings.catalog_path)
+    catalog = catalog or Catalog.from_settings(settings)
     submitter = submitter or PrefectSubmitter()
     mcp = mcp_endpoint()
     app = FastAPI(

@@ -54,7 +54,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), probe_sources=False, allow_private_sources=True)
-        catalog = Catalog.open(settings.catalog_path)
+        catalog = Catalog.from_settings(settings)
         key = _seed(catalog, args.videos)
         with (
             serve_app(create_app(settings, catalog)) as url,

@@ -36,7 +36,7 @@ from ves.settings import Settings
 
 
 def _catalog(settings: Settings) -> TenantStore:
-    return TenantStore(Catalog.open(settings.catalog_path))
+    return TenantStore(Catalog.from_settings(settings))
 
 
 def cmd_keys_create(settings: Settings, args: argparse.Namespace) -> int:
@@ -77,7 +77,7 @@ def cmd_tenants_list(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_retention_sweep(settings: Settings, args: argparse.Namespace) -> int:
-    report = sweep_retention(settings, Catalog.open(settings.catalog_path), dry_run=args.dry_run)
+    report = sweep_retention(settings, Catalog.from_settings(settings), dry_run=args.dry_run)
     for line in report.lines():
         print(line)
     return 1 if report.refused else 0
@@ -86,7 +86,7 @@ def cmd_retention_sweep(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
     """What ``GET /readyz`` answers, one line a part; exit 0 only when every part is ok."""
     os.environ.setdefault("PREFECT_API_URL", prefect_env(settings)["PREFECT_API_URL"])
-    readiness = check_readiness(settings, Catalog.open(settings.catalog_path))
+    readiness = check_readiness(settings, Catalog.from_settings(settings))
     for name, check in readiness.checks.items():
         print(f"{name:17s} {check.state:5s} {check.latency_ms:8.1f} ms  {check.detail}")
     print("ready" if readiness.ready else f"not ready: {', '.join(readiness.failing)}")

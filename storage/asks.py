@@ -11,8 +11,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import text
+
 from storage.catalog import Catalog
-from storage.usage import consume, day_of, month_of
+from storage.tables import asks as asks_table
+from storage.usage import consume, day_of, month_of, used
 from ves.clock import now_rfc3339
 from ves.ids import new_id
 from ves.plans import PlanLimits
@@ -54,34 +57,36 @@ class AskLog:
         """
         ask_id, now = new_id("ask"), now_rfc3339()
         cap = limits.asks_per_day if limits is not None else float("inf")
-        with self.catalog.write() as conn:
+        with self.catalog.write(lock=tenant_id) as conn:
             periods = (month_of(now), day_of(now))
             consume(conn, tenant_id, periods, "asks", ("asks_per_day", cap, day_of(now)))
             conn.execute(
-                "INSERT INTO asks (ask_id, tenant_id, video_id, run_id, question, answer_json,"
-                " grounded, refusal_reason, phrased_by, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    ask_id,
-                    tenant_id,
-                    video_id,
-                    run_id,
-                    answer["question"],
-                    json.dumps(answer),
-                    int(bool(answer["grounded"])),
-                    answer.get("refusal_reason"),
-                    phrased_by,
-                    now,
-                ),
+                asks_table.insert().values(
+                    ask_id=ask_id,
+                    tenant_id=tenant_id,
+                    video_id=video_id,
+                    run_id=run_id,
+                    question=answer["question"],
+                    answer_json=json.dumps(answer),
+                    grounded=int(bool(answer["grounded"])),
+                    refusal_reason=answer.get("refusal_reason"),
+                    phrased_by=phrased_by,
+                    created_at=now,
+                )
             )
         return ask_id
 
     def for_run(self, run_id: str) -> list[AskRecord]:
         """Every ask answered from a run, oldest first."""
         with self.catalog.read() as conn:
-            rows = conn.execute(
-                "SELECT * FROM asks WHERE run_id = ? ORDER BY created_at, ask_id", (run_id,)
-            ).fetchall()
+            rows = (
+                conn.execute(
+                    text("SELECT * FROM asks WHERE run_id = :run_id ORDER BY created_at, ask_id"),
+                    {"run_id": run_id},
+                )
+                .mappings()
+                .all()
+            )
         return [
             AskRecord(
                 r["ask_id"],
@@ -101,8 +106,4 @@ class AskLog:
     def usage(self, tenant_id: str, period: str, metric: str = "asks") -> float:
         """The tenant's count of ``metric`` in a period (``YYYY-MM`` or ``YYYY-MM-DD``)."""
         with self.catalog.read() as conn:
-            row = conn.execute(
-                "SELECT value FROM usage WHERE tenant_id = ? AND period = ? AND metric = ?",
-                (tenant_id, period, metric),
-            ).fetchone()
-        return float(row["value"]) if row else 0.0
+            return used(conn, tenant_id, period, metric)

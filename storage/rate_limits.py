@@ -2,20 +2,27 @@
 
 Each allowed request is one row of ``rate_events`` (``bucket``, ``at`` in Unix seconds). A bucket
 reads ``<scope>:<key>`` (e.g. ``demo:203.0.113.7``). Counting the bucket's recent events and
-recording a new one happen in ONE ``BEGIN IMMEDIATE`` transaction: writers queue on the catalog's
-write lock, so requests racing in parallel, in one process or several, can never together pass the
-limit. The same transaction prunes the scope's events that left the window, so the table stays as
-small as the traffic of one window.
+recording a new one happen in ONE write transaction, so requests racing in parallel, in one
+process or several, can never together pass the limit. The same transaction prunes the scope's
+events that left the window, so the table stays as small as the traffic of one window.
+
+On SQLite the write lock serialises the transactions. On PostgreSQL they take an advisory lock
+on the scope (``Catalog.write(lock=scope)``): a lock on the bucket alone would serialise the
+count, but two buckets' prunes could then delete the same old rows in different orders and
+deadlock. Rate-limited traffic is small (the demo's sign-ups), so one queue per scope is cheap.
 """
 
 from __future__ import annotations
 
 import math
-import sqlite3
 import time
 from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, delete, func, select
 
 from storage.catalog import Catalog
+from storage.tables import rate_events
 from ves.errors import RateLimited
 
 
@@ -58,13 +65,11 @@ class RateLimiter:
                 until enough events leave it for one more to fit.
         """
         at = time.time() if now is None else now
-        with self.catalog.write() as conn:
+        with self.catalog.write(lock=f"rate:{rule.scope}") as conn:
             _prune(conn, rule, at)
             wait_s = _wait_before_next(conn, rule, key, at)
             if wait_s is None:
-                conn.execute(
-                    "INSERT INTO rate_events (bucket, at) VALUES (?, ?)", (rule.bucket(key), at)
-                )
+                conn.execute(rate_events.insert().values(bucket=rule.bucket(key), at=float(at)))
         if wait_s is not None:  # raised after the commit, so the pruning is kept
             raise RateLimited(
                 f"at most {rule.limit} requests per {rule.window_s:g} s from one client; "
@@ -76,34 +81,37 @@ class RateLimiter:
         """The events of ``key`` still inside the window."""
         at = time.time() if now is None else now
         with self.catalog.read() as conn:
-            row = conn.execute(
-                "SELECT COUNT(*) FROM rate_events WHERE bucket = ? AND at > ?",
-                (rule.bucket(key), at - rule.window_s),
-            ).fetchone()
-        return int(row[0])
+            count = conn.execute(
+                select(func.count()).where(*_in_window(rule, key, at))
+            ).scalar_one()
+        return int(count)
 
 
-def _prune(conn: sqlite3.Connection, rule: RateLimit, at: float) -> None:
+def _in_window(rule: RateLimit, key: str, at: float) -> tuple[Any, ...]:
+    """The conditions of ``key``'s events still inside the window at ``at``."""
+    return (rate_events.c.bucket == rule.bucket(key), rate_events.c.at > at - rule.window_s)
+
+
+def _prune(conn: Connection, rule: RateLimit, at: float) -> None:
     """Delete the scope's events that left the window (every key's, not only this one's).
 
     ``scope:`` up to ``scope;`` (';' follows ':' in ASCII) is exactly the scope's buckets, as an
     index range rather than a LIKE pattern.
     """
+    bucket = rate_events.c.bucket
     conn.execute(
-        "DELETE FROM rate_events WHERE bucket >= ? AND bucket < ? AND at <= ?",
-        (f"{rule.scope}:", f"{rule.scope};", at - rule.window_s),
+        delete(rate_events).where(
+            bucket >= f"{rule.scope}:",
+            bucket < f"{rule.scope};",
+            rate_events.c.at <= at - rule.window_s,
+        )
     )
 
 
-def _wait_before_next(conn: sqlite3.Connection, rule: RateLimit, key: str, at: float) -> int | None:
+def _wait_before_next(conn: Connection, rule: RateLimit, key: str, at: float) -> int | None:
     """None when one more event fits in the window; else whole seconds until one does."""
-    times = [
-        float(row[0])
-        for row in conn.execute(
-            "SELECT at FROM rate_events WHERE bucket = ? AND at > ? ORDER BY at",
-            (rule.bucket(key), at - rule.window_s),
-        )
-    ]
+    query = select(rate_events.c.at).where(*_in_window(rule, key, at)).order_by(rate_events.c.at)
+    times = [float(value) for value in conn.execute(query).scalars()]
     if len(times) < rule.limit:
         return None
     # One more fits once all but limit - 1 of them have left (usually just the oldest; more when

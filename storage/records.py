@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from sqlalchemy import RowMapping
 
 SourceType = Literal["url", "hls", "upload"]
 VideoState = Literal[
@@ -32,7 +33,7 @@ class Tenant:
     created_at: str
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> Tenant:
+    def from_row(cls, row: RowMapping) -> Tenant:
         return cls(row["tenant_id"], row["name"], row["plan"], row["created_at"])
 
 
@@ -46,7 +47,7 @@ class ApiKey:
     revoked_at: str | None
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> ApiKey:
+    def from_row(cls, row: RowMapping) -> ApiKey:
         return cls(row["key_id"], row["tenant_id"], row["created_at"], row["revoked_at"])
 
 
@@ -71,9 +72,10 @@ class Run:
     artifacts_path: str | None = None
     artifacts_bytes: int | None = None  # bytes the published run holds
     expired_at: str | None = None  # when retention deleted its artifacts
+    queue_position: int | None = None  # 1 = next of its tenant's queued runs (when read so)
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> Run:
+    def from_row(cls, row: RowMapping) -> Run:
         return cls(
             run_id=row["run_id"],
             video_id=row["video_id"],
@@ -92,6 +94,7 @@ class Run:
             artifacts_path=row["artifacts_path"],
             artifacts_bytes=row["artifacts_bytes"],
             expired_at=row["expired_at"],
+            queue_position=row.get("queue_position"),
         )
 
 
@@ -114,7 +117,7 @@ class Video:
     latest_run: Run | None = None
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row, latest_run: Run | None = None) -> Video:
+    def from_row(cls, row: RowMapping, latest_run: Run | None = None) -> Video:
         upload = json.loads(row["upload_json"]) if row["upload_json"] else None
         return cls(
             video_id=row["video_id"],

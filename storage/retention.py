@@ -15,10 +15,11 @@ failed video keeps the state of its newest run).
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+from sqlalchemy import Connection, RowMapping, text
 
 from storage.catalog import Catalog
 from storage.usage import ALL, add
@@ -26,10 +27,10 @@ from ves.clock import to_rfc3339
 
 # Runs of one plan, published and not yet expired, finished at or before a cutoff. ``finished_at``
 # is always RFC 3339 UTC with milliseconds (``ves.clock``), so text order is time order.
-_DUE = (
+_DUE = text(
     "SELECT runs.* FROM runs JOIN tenants ON tenants.tenant_id = runs.tenant_id"
-    " WHERE tenants.plan = ? AND runs.state = 'succeeded' AND runs.expired_at IS NULL"
-    " AND runs.finished_at <= ?"
+    " WHERE tenants.plan = :plan AND runs.state = 'succeeded' AND runs.expired_at IS NULL"
+    " AND runs.finished_at <= :cutoff"
 )
 
 
@@ -46,7 +47,7 @@ class DueRun:
     artifacts_bytes: int
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row, retention_days: int) -> DueRun:
+    def from_row(cls, row: RowMapping, retention_days: int) -> DueRun:
         finished = datetime.fromisoformat(row["finished_at"])
         return cls(
             run_id=row["run_id"],
@@ -93,11 +94,12 @@ class RetentionStore:
         """
         found: list[DueRun] = []
         with self.catalog.read() as conn:
-            plans = [row["plan"] for row in conn.execute("SELECT DISTINCT plan FROM tenants")]
+            plans = list(conn.execute(text("SELECT DISTINCT plan FROM tenants")).scalars())
             for plan in plans:
                 days = retention_days(plan)
                 cutoff = to_rfc3339(now - timedelta(days=days))
-                found += [DueRun.from_row(r, days) for r in conn.execute(_DUE, (plan, cutoff))]
+                rows = conn.execute(_DUE, {"plan": plan, "cutoff": cutoff}).mappings()
+                found += [DueRun.from_row(r, days) for r in rows]
         return sorted(found, key=lambda run: (run.finished_at, run.run_id))
 
     def expire(self, run_id: str, now: str) -> Expiry | None:
@@ -106,14 +108,20 @@ class RetentionStore:
         Returns None when the run is not a live published run (another sweep got there first).
         """
         with self.catalog.write() as conn:
-            row = conn.execute(
-                "SELECT tenant_id, video_id, artifacts_bytes FROM runs"
-                " WHERE run_id = ? AND state = 'succeeded' AND expired_at IS NULL",
-                (run_id,),
-            ).fetchone()
+            row = (
+                conn.execute(
+                    text(
+                        "UPDATE runs SET expired_at = :now WHERE run_id = :run_id"
+                        " AND state = 'succeeded' AND expired_at IS NULL"
+                        " RETURNING tenant_id, video_id, artifacts_bytes"
+                    ),
+                    {"now": now, "run_id": run_id},
+                )
+                .mappings()
+                .first()
+            )
             if row is None:
                 return None
-            conn.execute("UPDATE runs SET expired_at = ? WHERE run_id = ?", (now, run_id))
             freed = int(row["artifacts_bytes"] or 0)
             add(conn, row["tenant_id"], ALL, "storage_bytes", -float(freed))
             video_expired = _expire_video(conn, row["video_id"], run_id, now)
@@ -122,27 +130,39 @@ class RetentionStore:
     def expired_folders(self) -> list[ExpiredFolder]:
         """Every expired run's former artifacts folder (normally already gone from disk)."""
         with self.catalog.read() as conn:
-            rows = conn.execute(
-                "SELECT run_id, tenant_id, video_id, artifacts_path FROM runs"
-                " WHERE expired_at IS NOT NULL AND artifacts_path IS NOT NULL ORDER BY run_id"
-            ).fetchall()
+            rows = (
+                conn.execute(
+                    text(
+                        "SELECT run_id, tenant_id, video_id, artifacts_path FROM runs"
+                        " WHERE expired_at IS NOT NULL AND artifacts_path IS NOT NULL"
+                        " ORDER BY run_id"
+                    )
+                )
+                .mappings()
+                .all()
+            )
         return [
             ExpiredFolder(r["run_id"], r["tenant_id"], r["video_id"], r["artifacts_path"])
             for r in rows
         ]
 
 
-def _expire_video(conn: sqlite3.Connection, video_id: str, run_id: str, now: str) -> bool:
+def _expire_video(conn: Connection, video_id: str, run_id: str, now: str) -> bool:
     """``succeeded`` -> ``expired`` if ``run_id`` is the video's newest succeeded run."""
     newest = conn.execute(
-        "SELECT run_id FROM runs WHERE video_id = ? AND state = 'succeeded'"
-        " ORDER BY run_id DESC LIMIT 1",
-        (video_id,),
-    ).fetchone()
-    if newest is None or newest["run_id"] != run_id:
+        text(
+            "SELECT run_id FROM runs WHERE video_id = :video_id AND state = 'succeeded'"
+            " ORDER BY run_id DESC LIMIT 1"
+        ),
+        {"video_id": video_id},
+    ).scalar()
+    if newest != run_id:
         return False
     updated = conn.execute(
-        "UPDATE videos SET state = 'expired', updated_at = ? WHERE video_id = ? AND state = ?",
-        (now, video_id, "succeeded"),
+        text(
+            "UPDATE videos SET state = 'expired', updated_at = :now"
+            " WHERE video_id = :video_id AND state = 'succeeded'"
+        ),
+        {"now": now, "video_id": video_id},
     ).rowcount
     return bool(updated)

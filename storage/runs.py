@@ -2,21 +2,28 @@
 
 A run's state and its video's state change together, in one transaction. Transitions are guarded
 by the current state (``UPDATE ... WHERE state IN (...)``), so a run that the reaper has already
-failed cannot be revived by a late flow, and a run can be finished only once.
+failed cannot be revived by a late flow, and a run can be finished only once (on PostgreSQL too:
+the UPDATE re-checks its WHERE on the row it locked). Creating a run checks the tenant's plan and
+counts the execution under ``Catalog.write(lock=tenant_id)``, so parallel executes at a limit
+queue one after the other on either engine.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy import Connection, RowMapping, text, update
+
 from storage.catalog import Catalog
 from storage.records import Run
-from storage.usage import ALL, active_runs, add, month_of, refuse, used
-from ves.clock import now_rfc3339, to_rfc3339, utc_now
-from ves.errors import Conflict, NotFound
+from storage.tables import runs as runs_table
+from storage.usage import ALL, add, month_of, queued_runs, refuse, used
+from ves.clock import from_rfc3339, now_rfc3339, to_rfc3339, utc_now
+from ves.errors import Conflict, NotFound, RateLimited
 from ves.ids import new_id
 from ves.plans import PlanLimits
 
@@ -43,33 +50,46 @@ class RunStore:
         video_id: str,
         params: dict[str, Any],
         limits: PlanLimits | None = None,
+        max_queued: int | None = None,
     ) -> Run:
         """A new ``queued`` run of the tenant's video, counted as an execution of the month.
 
-        With ``limits``, the plan is checked in the same transaction first: runs queued or
-        running at once, executions and processed seconds this month, bytes of artifacts kept.
+        With ``limits``, the plan is checked in the same transaction first: executions and
+        processed seconds this month, bytes of artifacts kept. Runs beyond the plan's
+        ``concurrent_runs`` are accepted and wait in line (the orchestrator's tenant queue bounds
+        how many execute); ``max_queued`` bounds how many of the tenant's runs may wait.
 
         Raises:
             NotFound: no such video for this tenant.
             Conflict: the video is queued or running already, or still awaits its upload.
             PlanLimitExceeded: a limit of the plan would be passed (which one, in the error).
+            RateLimited: ``max_queued`` of the tenant's runs wait already (retry later).
         """
         run_id, now = new_id("run"), now_rfc3339()
-        with self.catalog.write() as conn:
-            row = conn.execute(
-                "SELECT state FROM videos WHERE video_id = ? AND tenant_id = ?",
-                (video_id, tenant_id),
-            ).fetchone()
-            if row is None:
+        with self.catalog.write(lock=tenant_id) as conn:
+            video_state = conn.execute(
+                text(
+                    "SELECT state FROM videos WHERE video_id = :video_id AND tenant_id = :tenant_id"
+                ),
+                {"video_id": video_id, "tenant_id": tenant_id},
+            ).scalar()
+            if video_state is None:
                 raise NotFound(f"no video {video_id}")
-            _check_executable(video_id, row["state"])
+            _check_executable(video_id, video_state)
             _check_plan(conn, tenant_id, now, limits)
+            _check_line(conn, tenant_id, max_queued, limits)
             add(conn, tenant_id, month_of(now), "executions", 1.0)
             conn.execute(
-                "INSERT INTO runs (run_id, video_id, tenant_id, state, stage, progress,"
-                " params_json, created_at, heartbeat_at)"
-                " VALUES (?, ?, ?, 'queued', NULL, 0, ?, ?, ?)",
-                (run_id, video_id, tenant_id, json.dumps(params), now, now),
+                runs_table.insert().values(
+                    run_id=run_id,
+                    video_id=video_id,
+                    tenant_id=tenant_id,
+                    state="queued",
+                    progress=0.0,
+                    params_json=json.dumps(params),
+                    created_at=now,
+                    heartbeat_at=now,
+                )
             )
             _set_video_state(conn, video_id, "queued", now)
         return self.get(run_id)
@@ -77,7 +97,7 @@ class RunStore:
     def get(self, run_id: str) -> Run:
         """The run with this id; ``NotFound`` otherwise."""
         with self.catalog.read() as conn:
-            row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            row = _one(conn, "SELECT * FROM runs WHERE run_id = :run_id", run_id=run_id)
         if row is None:
             raise NotFound(f"no run {run_id}")
         return Run.from_row(row)
@@ -86,26 +106,33 @@ class RunStore:
         """The newest succeeded run of the tenant's video whose artifacts are still kept (runs
         retention has expired are skipped): the run whose artifacts are served."""
         with self.catalog.read() as conn:
-            row = conn.execute(
-                "SELECT * FROM runs WHERE video_id = ? AND tenant_id = ? AND state = 'succeeded'"
-                " AND expired_at IS NULL ORDER BY run_id DESC LIMIT 1",
-                (video_id, tenant_id),
-            ).fetchone()
+            row = _one(
+                conn,
+                "SELECT * FROM runs WHERE video_id = :video_id AND tenant_id = :tenant_id"
+                " AND state = 'succeeded' AND expired_at IS NULL ORDER BY run_id DESC LIMIT 1",
+                video_id=video_id,
+                tenant_id=tenant_id,
+            )
         return Run.from_row(row) if row else None
 
     def set_flow_run(self, run_id: str, flow_run_id: str) -> None:
         """Remember the orchestrator's id for the run (to ask it how the run is doing)."""
         with self.catalog.write() as conn:
-            conn.execute("UPDATE runs SET flow_run_id = ? WHERE run_id = ?", (flow_run_id, run_id))
+            conn.execute(
+                text("UPDATE runs SET flow_run_id = :flow_run_id WHERE run_id = :run_id"),
+                {"flow_run_id": flow_run_id, "run_id": run_id},
+            )
 
     def start(self, run_id: str) -> bool:
         """``queued`` -> ``running``; False when the run is no longer queued (e.g. failed)."""
         now = now_rfc3339()
         with self.catalog.write() as conn:
             updated = conn.execute(
-                "UPDATE runs SET state = 'running', started_at = ?, heartbeat_at = ?"
-                " WHERE run_id = ? AND state = 'queued'",
-                (now, now, run_id),
+                text(
+                    "UPDATE runs SET state = 'running', started_at = :now, heartbeat_at = :now"
+                    " WHERE run_id = :run_id AND state = 'queued'"
+                ),
+                {"now": now, "run_id": run_id},
             ).rowcount
             if updated:
                 _set_video_state(conn, _video_of(conn, run_id), "running", now)
@@ -115,17 +142,27 @@ class RunStore:
         """Record the stage and overall progress (0..1) of a running run; also a heartbeat."""
         with self.catalog.write() as conn:
             conn.execute(
-                "UPDATE runs SET stage = ?, progress = ?, heartbeat_at = ?"
-                " WHERE run_id = ? AND state = 'running'",
-                (stage, min(max(progress, 0.0), 1.0), now_rfc3339(), run_id),
+                text(
+                    "UPDATE runs SET stage = :stage, progress = :progress, heartbeat_at = :now"
+                    " WHERE run_id = :run_id AND state = 'running'"
+                ),
+                {
+                    "stage": stage,
+                    "progress": min(max(float(progress), 0.0), 1.0),
+                    "now": now_rfc3339(),
+                    "run_id": run_id,
+                },
             )
 
     def beat(self, run_id: str) -> None:
         """Say the run is alive (the flow beats while a long stage works)."""
         with self.catalog.write() as conn:
             conn.execute(
-                "UPDATE runs SET heartbeat_at = ? WHERE run_id = ? AND state = 'running'",
-                (now_rfc3339(), run_id),
+                text(
+                    "UPDATE runs SET heartbeat_at = :now WHERE run_id = :run_id"
+                    " AND state = 'running'"
+                ),
+                {"now": now_rfc3339(), "run_id": run_id},
             )
 
     def succeed(
@@ -151,29 +188,43 @@ class RunStore:
     def processed(self, run_id: str, seconds: float) -> None:
         """Record the seconds of video the run decoded (the sample stage, once it is done)."""
         with self.catalog.write() as conn:
-            conn.execute("UPDATE runs SET processed_s = ? WHERE run_id = ?", (seconds, run_id))
+            conn.execute(
+                text("UPDATE runs SET processed_s = :seconds WHERE run_id = :run_id"),
+                {"seconds": float(seconds), "run_id": run_id},
+            )
 
     def active(self) -> list[Run]:
         """Every queued or running run, oldest first."""
         with self.catalog.read() as conn:
-            rows = conn.execute(
-                "SELECT * FROM runs WHERE state IN ('queued', 'running') ORDER BY run_id"
-            ).fetchall()
+            rows = (
+                conn.execute(
+                    text("SELECT * FROM runs WHERE state IN ('queued', 'running') ORDER BY run_id")
+                )
+                .mappings()
+                .all()
+            )
         return [Run.from_row(r) for r in rows]
 
     def fail_silent(self, timeout_s: float) -> list[str]:
         """Fail running runs whose flow has not beaten for ``timeout_s``; return their ids."""
         cutoff = to_rfc3339(utc_now() - timedelta(seconds=timeout_s))
         with self.catalog.read() as conn:
-            rows = conn.execute(
-                "SELECT run_id FROM runs WHERE state = 'running' AND heartbeat_at < ?", (cutoff,)
-            ).fetchall()
+            silent = (
+                conn.execute(
+                    text(
+                        "SELECT run_id FROM runs WHERE state = 'running' AND heartbeat_at < :cutoff"
+                    ),
+                    {"cutoff": cutoff},
+                )
+                .scalars()
+                .all()
+            )
         failure = RunFailure(
             "processing_stopped",
             f"the processing stopped without finishing (no sign of life for {timeout_s:.0f} s:"
             " the worker or the service was stopped or killed); execute the video again",
         )
-        return [r["run_id"] for r in rows if self.fail(r["run_id"], failure)]
+        return [run_id for run_id in silent if self.fail(run_id, failure)]
 
     def _finish(
         self,
@@ -186,24 +237,18 @@ class RunStore:
     ) -> bool:
         now = now_rfc3339()
         allowed = ("running",) if state == "succeeded" else ACTIVE_STATES
-        marks = ",".join("?" * len(allowed))
+        values: dict[str, Any] = {
+            "state": state,
+            "finished_at": now,
+            "error_code": failure and failure.code,
+            "error_message": failure and failure.message,
+            "artifacts_path": artifacts_path,
+        }
+        if state == "succeeded":
+            values["progress"] = 1.0
+        guarded = (runs_table.c.run_id == run_id) & runs_table.c.state.in_(allowed)
         with self.catalog.write() as conn:
-            updated = conn.execute(
-                f"UPDATE runs SET state = ?, finished_at = ?, error_code = ?, error_message = ?,"  # noqa: S608
-                f" artifacts_path = ?,"
-                f" progress = CASE WHEN ? = 'succeeded' THEN 1 ELSE progress END"
-                f" WHERE run_id = ? AND state IN ({marks})",
-                (
-                    state,
-                    now,
-                    failure and failure.code,
-                    failure and failure.message,
-                    artifacts_path,
-                    state,
-                    run_id,
-                    *allowed,
-                ),
-            ).rowcount
+            updated = conn.execute(update(runs_table).where(guarded).values(values)).rowcount
             if updated:
                 _set_video_state(conn, _video_of(conn, run_id), state, now)
             if updated and counted is not None:
@@ -213,13 +258,12 @@ class RunStore:
         return bool(updated)
 
 
-def _check_plan(conn: Any, tenant_id: str, now: str, limits: PlanLimits | None) -> None:
+def _check_plan(conn: Connection, tenant_id: str, now: str, limits: PlanLimits | None) -> None:
     """Raise ``PlanLimitExceeded`` if one more run would pass a limit of the plan."""
     if limits is None:
         return
     month = month_of(now)
     checks = (
-        ("concurrent_runs", limits.concurrent_runs, active_runs(conn, tenant_id)),
         (
             "executions_per_month",
             limits.executions_per_month,
@@ -237,17 +281,61 @@ def _check_plan(conn: Any, tenant_id: str, now: str, limits: PlanLimits | None) 
             raise refuse(name, value, now_used)
 
 
-def _count_run(conn: Any, run_id: str, now: str, processed_s: float, artifacts_bytes: int) -> None:
-    tenant_id = conn.execute("SELECT tenant_id FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
-    add(conn, tenant_id, month_of(now), "processed_s", processed_s)
-    add(conn, tenant_id, ALL, "storage_bytes", float(artifacts_bytes))
-    conn.execute("UPDATE runs SET artifacts_bytes = ? WHERE run_id = ?", (artifacts_bytes, run_id))
+def _check_line(
+    conn: Connection, tenant_id: str, max_queued: int | None, limits: PlanLimits | None
+) -> None:
+    """Raise ``RateLimited`` when ``max_queued`` of the tenant's runs wait already.
+
+    ``Retry-After`` is the time a place in line takes to free: the tenant's recent runs' mean
+    wall time divided by the runs it may execute at once (30 s before any run finished).
+    """
+    if max_queued is None:
+        return
+    waiting = queued_runs(conn, tenant_id)
+    if waiting < max_queued:
+        return
+    slots = limits.concurrent_runs if limits else 1
+    wait_s = max(1, min(600, math.ceil(_mean_run_s(conn, tenant_id) / slots)))
+    raise RateLimited(
+        f"{waiting} runs of this workspace are waiting in line already (at most {max_queued});"
+        f" retry in {wait_s} s, when one has started",
+        retry_after_s=wait_s,
+    )
 
 
-def _count_failed_run(conn: Any, run_id: str, now: str) -> None:
-    row = conn.execute(
-        "SELECT tenant_id, processed_s FROM runs WHERE run_id = ?", (run_id,)
-    ).fetchone()
+def _mean_run_s(conn: Connection, tenant_id: str) -> float:
+    rows = conn.execute(
+        text(
+            "SELECT started_at, finished_at FROM runs WHERE tenant_id = :tenant_id"
+            " AND state = 'succeeded' AND started_at IS NOT NULL ORDER BY run_id DESC LIMIT 10"
+        ),
+        {"tenant_id": tenant_id},
+    ).mappings()
+    spans = [
+        (from_rfc3339(r["finished_at"]) - from_rfc3339(r["started_at"])).total_seconds()
+        for r in rows
+    ]
+    return sum(spans) / len(spans) if spans else 30.0
+
+
+def _count_run(
+    conn: Connection, run_id: str, now: str, processed_s: float, artifacts_bytes: int
+) -> None:
+    row = _one(conn, "SELECT tenant_id FROM runs WHERE run_id = :run_id", run_id=run_id)
+    assert row is not None
+    add(conn, row["tenant_id"], month_of(now), "processed_s", processed_s)
+    add(conn, row["tenant_id"], ALL, "storage_bytes", float(artifacts_bytes))
+    conn.execute(
+        text("UPDATE runs SET artifacts_bytes = :size WHERE run_id = :run_id"),
+        {"size": int(artifacts_bytes), "run_id": run_id},
+    )
+
+
+def _count_failed_run(conn: Connection, run_id: str, now: str) -> None:
+    row = _one(
+        conn, "SELECT tenant_id, processed_s FROM runs WHERE run_id = :run_id", run_id=run_id
+    )
+    assert row is not None
     add(conn, row["tenant_id"], month_of(now), "processed_s", float(row["processed_s"] or 0.0))
 
 
@@ -258,12 +346,19 @@ def _check_executable(video_id: str, state: str) -> None:
         raise Conflict(f"video {video_id} is awaiting its upload; PUT the bytes first")
 
 
-def _video_of(conn: Any, run_id: str) -> str:
-    row = conn.execute("SELECT video_id FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+def _video_of(conn: Connection, run_id: str) -> str:
+    row = _one(conn, "SELECT video_id FROM runs WHERE run_id = :run_id", run_id=run_id)
+    assert row is not None
     return str(row["video_id"])
 
 
-def _set_video_state(conn: Any, video_id: str, state: str, now: str) -> None:
+def _set_video_state(conn: Connection, video_id: str, state: str, now: str) -> None:
     conn.execute(
-        "UPDATE videos SET state = ?, updated_at = ? WHERE video_id = ?", (state, now, video_id)
+        text("UPDATE videos SET state = :state, updated_at = :now WHERE video_id = :video_id"),
+        {"state": state, "now": now, "video_id": video_id},
     )
+
+
+def _one(conn: Connection, sql: str, **params: Any) -> RowMapping | None:
+    """The first row of a query with named ``:params``, as a mapping (None if there is none)."""
+    return conn.execute(text(sql), params).mappings().first()

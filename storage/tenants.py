@@ -10,7 +10,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import sqlite3
+
+from sqlalchemy import Connection, RowMapping, text
+from sqlalchemy.exc import IntegrityError
 
 from storage.catalog import Catalog
 from storage.records import ApiKey, Tenant
@@ -47,23 +49,31 @@ class TenantStore:
         try:
             with self.catalog.write() as conn:
                 conn.execute(
-                    "INSERT INTO tenants (tenant_id, name, plan, created_at) VALUES (?, ?, ?, ?)",
-                    (tenant.tenant_id, tenant.name, tenant.plan, tenant.created_at),
+                    text(
+                        "INSERT INTO tenants (tenant_id, name, plan, created_at)"
+                        " VALUES (:tenant_id, :name, :plan, :created_at)"
+                    ),
+                    {
+                        "tenant_id": tenant.tenant_id,
+                        "name": tenant.name,
+                        "plan": tenant.plan,
+                        "created_at": tenant.created_at,
+                    },
                 )
-        except sqlite3.IntegrityError as exc:
+        except IntegrityError as exc:
             raise Conflict(f"a tenant named {name!r} already exists") from exc
         return tenant
 
     def find_tenant(self, name: str) -> Tenant | None:
         """The tenant named ``name``, if any."""
         with self.catalog.read() as conn:
-            row = conn.execute("SELECT * FROM tenants WHERE name = ?", (name,)).fetchone()
+            row = _one(conn, "SELECT * FROM tenants WHERE name = :name", name=name)
         return Tenant.from_row(row) if row else None
 
     def get_tenant(self, tenant_id: str) -> Tenant:
         """The tenant with this id; ``NotFound`` otherwise."""
         with self.catalog.read() as conn:
-            row = conn.execute("SELECT * FROM tenants WHERE tenant_id = ?", (tenant_id,)).fetchone()
+            row = _one(conn, "SELECT * FROM tenants WHERE tenant_id = :id", id=tenant_id)
         if row is None:
             raise NotFound(f"no tenant {tenant_id}")
         return Tenant.from_row(row)
@@ -71,7 +81,7 @@ class TenantStore:
     def list_tenants(self) -> list[Tenant]:
         """Every tenant, oldest first."""
         with self.catalog.read() as conn:
-            rows = conn.execute("SELECT * FROM tenants ORDER BY tenant_id").fetchall()
+            rows = conn.execute(text("SELECT * FROM tenants ORDER BY tenant_id")).mappings().all()
         return [Tenant.from_row(r) for r in rows]
 
     def create_key(self, tenant_id: str) -> tuple[ApiKey, str]:
@@ -81,9 +91,16 @@ class TenantStore:
         key = ApiKey(key_id, tenant_id, now_rfc3339(), None)
         with self.catalog.write() as conn:
             conn.execute(
-                "INSERT INTO api_keys (key_id, tenant_id, key_hash, created_at)"
-                " VALUES (?, ?, ?, ?)",
-                (key.key_id, tenant_id, hash_key(plaintext), key.created_at),
+                text(
+                    "INSERT INTO api_keys (key_id, tenant_id, key_hash, created_at)"
+                    " VALUES (:key_id, :tenant_id, :key_hash, :created_at)"
+                ),
+                {
+                    "key_id": key.key_id,
+                    "tenant_id": tenant_id,
+                    "key_hash": hash_key(plaintext),
+                    "created_at": key.created_at,
+                },
             )
         return key, plaintext
 
@@ -91,10 +108,13 @@ class TenantStore:
         """Revoke a key (idempotent); ``NotFound`` when there is no such key."""
         with self.catalog.write() as conn:
             conn.execute(
-                "UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL",
-                (now_rfc3339(), key_id),
+                text(
+                    "UPDATE api_keys SET revoked_at = :now"
+                    " WHERE key_id = :key_id AND revoked_at IS NULL"
+                ),
+                {"now": now_rfc3339(), "key_id": key_id},
             )
-            row = conn.execute("SELECT * FROM api_keys WHERE key_id = ?", (key_id,)).fetchone()
+            row = _one(conn, "SELECT * FROM api_keys WHERE key_id = :key_id", key_id=key_id)
         if row is None:
             raise NotFound(f"no API key {key_id}")
         return ApiKey.from_row(row)
@@ -102,9 +122,14 @@ class TenantStore:
     def list_keys(self, tenant_id: str) -> list[ApiKey]:
         """The tenant's keys, revoked ones included, oldest first."""
         with self.catalog.read() as conn:
-            rows = conn.execute(
-                "SELECT * FROM api_keys WHERE tenant_id = ? ORDER BY key_id", (tenant_id,)
-            ).fetchall()
+            rows = (
+                conn.execute(
+                    text("SELECT * FROM api_keys WHERE tenant_id = :tenant_id ORDER BY key_id"),
+                    {"tenant_id": tenant_id},
+                )
+                .mappings()
+                .all()
+            )
         return [ApiKey.from_row(r) for r in rows]
 
     def authenticate(self, plaintext: str) -> Tenant | None:
@@ -113,13 +138,19 @@ class TenantStore:
         if key_id is None:
             return None
         with self.catalog.read() as conn:
-            row = conn.execute(
+            row = _one(
+                conn,
                 "SELECT k.key_hash, k.revoked_at, t.* FROM api_keys k "
-                "JOIN tenants t ON t.tenant_id = k.tenant_id WHERE k.key_id = ?",
-                (key_id,),
-            ).fetchone()
+                "JOIN tenants t ON t.tenant_id = k.tenant_id WHERE k.key_id = :key_id",
+                key_id=key_id,
+            )
         if row is None or row["revoked_at"] is not None:
             return None
         if not hmac.compare_digest(row["key_hash"], hash_key(plaintext)):
             return None
         return Tenant.from_row(row)
+
+
+def _one(conn: Connection, sql: str, **params: str) -> RowMapping | None:
+    """The first row of a query with named ``:params``, as a mapping (None if there is none)."""
+    return conn.execute(text(sql), params).mappings().first()

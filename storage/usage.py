@@ -4,17 +4,18 @@
 for executions and processed seconds, a UTC day (``2026-11-21``) and month for asks, ``all`` for
 what is held rather than done (videos registered, bytes of artifacts kept).
 
-Every check-and-count runs inside the caller's ``BEGIN IMMEDIATE`` transaction (``conn``), the
-same one that writes the action, so parallel requests at a limit cannot both pass: the second
-waits for the write lock, then sees the first one's count.
+Every check-and-count runs inside the caller's write transaction (``conn``), the same one that
+writes the action, taken with ``Catalog.write(lock=tenant_id)``, so parallel requests at a limit
+cannot both pass: the second waits (SQLite's write lock, PostgreSQL's advisory lock on the
+tenant), then sees the first one's count. ``add`` is one upsert, atomic on both engines.
 """
 
 from __future__ import annotations
 
 import calendar
-import sqlite3
 from dataclasses import dataclass
-from typing import Any
+
+from sqlalchemy import Connection, text
 
 from storage.catalog import Catalog
 from ves.errors import PlanLimitExceeded
@@ -38,19 +39,26 @@ def month_bounds(now: str) -> tuple[str, str]:
     return f"{year:04d}-{month:02d}-01", f"{year:04d}-{month:02d}-{last:02d}"
 
 
-def used(conn: sqlite3.Connection, tenant_id: str, period: str, metric: str) -> float:
-    row = conn.execute(
-        "SELECT value FROM usage WHERE tenant_id = ? AND period = ? AND metric = ?",
-        (tenant_id, period, metric),
-    ).fetchone()
-    return float(row["value"]) if row else 0.0
+def used(conn: Connection, tenant_id: str, period: str, metric: str) -> float:
+    value = conn.execute(
+        text(
+            "SELECT value FROM usage"
+            " WHERE tenant_id = :tenant_id AND period = :period AND metric = :metric"
+        ),
+        {"tenant_id": tenant_id, "period": period, "metric": metric},
+    ).scalar()
+    return float(value) if value is not None else 0.0
 
 
-def add(conn: sqlite3.Connection, tenant_id: str, period: str, metric: str, amount: float) -> None:
+def add(conn: Connection, tenant_id: str, period: str, metric: str, amount: float) -> None:
     conn.execute(
-        "INSERT INTO usage (tenant_id, period, metric, value) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (tenant_id, period, metric) DO UPDATE SET value = value + excluded.value",
-        (tenant_id, period, metric, amount),
+        text(
+            "INSERT INTO usage (tenant_id, period, metric, value)"
+            " VALUES (:tenant_id, :period, :metric, :amount)"
+            " ON CONFLICT (tenant_id, period, metric)"
+            " DO UPDATE SET value = usage.value + excluded.value"
+        ),
+        {"tenant_id": tenant_id, "period": period, "metric": metric, "amount": float(amount)},
     )
 
 
@@ -66,7 +74,7 @@ def refuse(limit: str, value: float, used_now: float, unit: str = "") -> PlanLim
 
 
 def consume(
-    conn: sqlite3.Connection,
+    conn: Connection,
     tenant_id: str,
     periods: tuple[str, ...],
     metric: str,
@@ -122,10 +130,12 @@ class UsageStore:
                 return used(conn, tenant_id, period, metric)
 
             active = conn.execute(
-                "SELECT count(*) AS n FROM runs WHERE tenant_id = ? AND state IN"
-                " ('queued', 'running')",
-                (tenant_id,),
-            ).fetchone()["n"]
+                text(
+                    "SELECT count(*) FROM runs WHERE tenant_id = :tenant_id"
+                    " AND state IN ('queued', 'running')"
+                ),
+                {"tenant_id": tenant_id},
+            ).scalar_one()
             start, end = month_bounds(now)
             return Usage(
                 start,
@@ -144,9 +154,10 @@ class UsageStore:
             return used(conn, tenant_id, period, metric)
 
 
-def active_runs(conn: Any, tenant_id: str) -> int:
-    row = conn.execute(
-        "SELECT count(*) AS n FROM runs WHERE tenant_id = ? AND state IN ('queued', 'running')",
-        (tenant_id,),
-    ).fetchone()
-    return int(row["n"])
+def queued_runs(conn: Connection, tenant_id: str) -> int:
+    """The tenant's runs waiting in line (accepted, not yet started)."""
+    count = conn.execute(
+        text("SELECT count(*) FROM runs WHERE tenant_id = :tenant_id AND state = 'queued'"),
+        {"tenant_id": tenant_id},
+    ).scalar_one()
+    return int(count)

@@ -62,7 +62,7 @@ class RunContext:
 
     @property
     def runs(self) -> RunStore:
-        return RunStore(Catalog(self.settings.catalog_path))
+        return RunStore(Catalog.from_settings(self.settings, migrate=False))
 
     @property
     def sample_fps(self) -> float:
@@ -94,7 +94,7 @@ class RunContext:
 
 def load_context(settings: Settings, run_id: str) -> RunContext:
     """The context of a run from the catalog."""
-    catalog = Catalog(settings.catalog_path)
+    catalog = Catalog.from_settings(settings, migrate=False)
     run = RunStore(catalog).get(run_id)
     video = VideoStore(catalog).get(run.tenant_id, run.video_id)
     source = SourceRef(video.source_type, video.source_url, video.source_path, video.source_sha256)

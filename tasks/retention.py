@@ -216,7 +216,7 @@ def _remove_leftovers(settings: Settings, store: RetentionStore) -> tuple[str, .
 def retention_task(settings: Settings, dry_run: bool = False) -> SweepReport:
     """Sweep now, logging one line per run and the summary."""
     logger = get_run_logger()
-    report = sweep_retention(settings, Catalog.open(settings.catalog_path), dry_run=dry_run)
+    report = sweep_retention(settings, Catalog.from_settings(settings), dry_run=dry_run)
     for line in report.lines():
         logger.info("%s", line)
     return report

@@ -1,4 +1,8 @@
-"""Shared fixtures: an isolated environment, settings on a temporary data folder, a live API."""
+"""Shared fixtures: an isolated environment, settings on a temporary data folder, a live API.
+
+The catalog is SQLite in the data folder unless ``VES_TEST_DATABASE=postgres`` is set: then every
+test gets a fresh database on the session's PostgreSQL server (``tests/fixtures/postgres.py``).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,11 @@ from storage.catalog import Catalog
 from storage.tenants import TenantStore
 from tests.fixtures.live_server import serve_app
 from ves.settings import Settings
+
+pytest_plugins = ["tests.fixtures.postgres"]
+
+# Read once at import: the autouse ``_isolated_env`` removes every VES_* variable before tests run.
+TEST_DATABASE = os.environ.get("VES_TEST_DATABASE", "sqlite")
 
 
 @pytest.fixture(scope="session")
@@ -48,14 +57,32 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def settings(data_dir: Path) -> Settings:
-    """Settings of a service that may fetch from this machine (the test media server)."""
-    return Settings(data_dir=data_dir, allow_private_sources=True, source_timeout_s=3)
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    """The catalog's database: None (the SQLite file in the data folder) or a fresh PostgreSQL
+    database when ``VES_TEST_DATABASE=postgres``."""
+    if TEST_DATABASE == "postgres":
+        return str(request.getfixturevalue("postgres_url"))
+    if TEST_DATABASE != "sqlite":
+        pytest.fail(f"VES_TEST_DATABASE must be sqlite or postgres, not {TEST_DATABASE!r}")
+    return None
 
 
 @pytest.fixture
-def catalog(settings: Settings) -> Catalog:
-    return Catalog.open(settings.catalog_path)
+def settings(data_dir: Path, database_url: str | None) -> Settings:
+    """Settings of a service that may fetch from this machine (the test media server)."""
+    return Settings(
+        data_dir=data_dir,
+        database_url=database_url,
+        allow_private_sources=True,
+        source_timeout_s=3,
+    )
+
+
+@pytest.fixture
+def catalog(settings: Settings) -> Iterator[Catalog]:
+    catalog = Catalog.from_settings(settings)
+    yield catalog
+    catalog.dispose()  # pooled PostgreSQL connections go before the test's database
 
 
 @pytest.fixture

@@ -25,6 +25,13 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="Address the API listens on.")
     port: int = Field(8000, ge=1, le=65535, description="Port of the API.")
     data_dir: Path = Field(Path("./data"), description="Catalog, uploads and artifacts live here.")
+    database_url: str | None = Field(
+        None,
+        description=(
+            "Database of the catalog: unset for the SQLite file in the data folder, or "
+            "`postgresql://user:password@host/db` (psycopg 3) shared by every worker."
+        ),
+    )
     public_url: str | None = Field(
         None, description="Base URL clients use to reach the API (default http://host:port)."
     )
@@ -176,8 +183,13 @@ class Settings(BaseSettings):
 
     @property
     def catalog_path(self) -> Path:
-        """The SQLite catalog file."""
+        """The embedded SQLite catalog file (used when ``database_url`` is unset)."""
         return self.data_dir / "catalog.sqlite3"
+
+    @property
+    def catalog_url(self) -> str:
+        """The catalog's database: ``database_url``, else the SQLite file in the data folder."""
+        return self.database_url or f"sqlite:///{self.catalog_path}"
 
     @property
     def uploads_dir(self) -> Path:

@@ -52,7 +52,7 @@ def process_scene(spec: SceneSpec, root: Path) -> Processed:
     are set only while it runs (module-scoped fixtures cannot use ``monkeypatch``).
     """
     settings = Settings(data_dir=root / "data", allow_private_sources=True)
-    catalog = Catalog.open(settings.catalog_path)
+    catalog = Catalog.from_settings(settings)
     path = root / "video.mp4"
     truth = write_video(spec, path)
     assert truth == ground_truth(spec)

@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from flows.orchestrator import _SUBMIT_GRACE_S, reap
 from storage.artifacts import RunLayout
@@ -110,8 +111,12 @@ def set_up(catalog: Catalog, settings: Settings, tenant_id: str, case: Case) -> 
         assert runs.succeed(run.run_id, "/published")
     with catalog.write() as conn:
         conn.execute(
-            "UPDATE runs SET created_at = ?, heartbeat_at = ? WHERE run_id = ?",
-            (ago(case.created_s_ago), ago(case.heartbeat_s_ago), run.run_id),
+            text("UPDATE runs SET created_at = :created, heartbeat_at = :beat WHERE run_id = :id"),
+            {
+                "created": ago(case.created_s_ago),
+                "beat": ago(case.heartbeat_s_ago),
+                "id": run.run_id,
+            },
         )
     layout = RunLayout(settings.data_dir, tenant_id, video.video_id, run.run_id)
     layout.prepare()

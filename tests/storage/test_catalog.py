@@ -1,63 +1,104 @@
-"""The catalog file: WAL, versioned upgrades, and writers in several processes at once."""
+"""The catalog's database: migrations to head on both engines, old SQLite catalogs upgraded in
+place, and writers and openers in several processes at once."""
 
 from __future__ import annotations
 
 import multiprocessing
-import sqlite3
 from pathlib import Path
 
-from storage.catalog import Catalog
-from storage.migrations import LATEST_VERSION, migrate
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import text
+
+from storage import migrations
+from storage.catalog import MIGRATION_LOCK, Catalog
+from storage.tables import metadata
 from storage.tenants import TenantStore
+from tests.fixtures.legacy_catalog import make_legacy_catalog
+
+HEAD = int(migrations.head_revision())
 
 
-def test_open_creates_a_wal_catalog_at_the_latest_version(tmp_path: Path) -> None:
-    catalog = Catalog.open(tmp_path / "c.sqlite3")
-    assert catalog.version() == LATEST_VERSION
+def test_open_migrates_to_head_and_again_changes_nothing(catalog: Catalog) -> None:
+    assert catalog.version() == HEAD == 7
+    TenantStore(catalog).create_tenant("kept")
+    again = Catalog.open(catalog.url)
+    with again.write(lock=MIGRATION_LOCK) as conn:
+        migrations.upgrade(conn)  # forced: a second full pass over an up-to-date catalog
+    assert again.version() == HEAD
+    assert [t.name for t in TenantStore(again).list_tenants()] == ["kept"]
+
+
+def test_the_migrated_schema_is_the_declared_one(catalog: Catalog) -> None:
+    """``storage/tables.py`` and the revisions describe the same tables, on either engine."""
     with catalog.read() as conn:
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        context = MigrationContext.configure(conn)
+        diff = compare_metadata(context, metadata)
+    assert [d for d in diff if "ves_alembic_version" not in str(d)] == []
 
 
-def test_an_older_catalog_is_upgraded_and_keeps_its_data(tmp_path: Path) -> None:
+def test_a_sqlite_catalog_is_in_wal_mode(tmp_path: Path) -> None:
+    catalog = Catalog.open(tmp_path / "c.sqlite3")
+    with catalog.read() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+@pytest.mark.parametrize("version", [1, 7])
+def test_a_catalog_of_the_raw_sql_releases_is_upgraded_in_place(
+    tmp_path: Path, version: int
+) -> None:
     path = tmp_path / "old.sqlite3"
-    conn = sqlite3.connect(path, isolation_level=None)
-    migrate(conn, target=1)  # a catalog written by the first release
-    conn.execute(
-        "INSERT INTO tenants (tenant_id, name, plan, created_at)"
-        " VALUES ('ten_1', 'old', 'sandbox', 'x')"
-    )
-    conn.close()
+    make_legacy_catalog(path, version)
+    with Catalog.connect(path).write() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO tenants (tenant_id, name, plan, created_at)"
+                " VALUES ('ten_1', 'old', 'sandbox', 'x')"
+            )
+        )
     catalog = Catalog.open(path)
-    assert catalog.version() == LATEST_VERSION
+    assert catalog.version() == HEAD
     assert [t.name for t in TenantStore(catalog).list_tenants()] == ["old"]
-    with catalog.read() as read:
-        assert read.execute("SELECT COUNT(*) FROM videos").fetchone()[0] == 0
+    with catalog.read() as conn:
+        assert conn.execute(text("SELECT COUNT(*) FROM videos")).scalar_one() == 0
+        assert conn.execute(text("SELECT COUNT(*) FROM ves_alembic_version")).scalar_one() == 1
 
 
-def test_opening_twice_is_idempotent(tmp_path: Path) -> None:
-    path = tmp_path / "c.sqlite3"
-    Catalog.open(path)
-    assert Catalog.open(path).version() == LATEST_VERSION
-
-
-def _issue_keys(path: str, tenant_id: str, count: int) -> None:
-    store = TenantStore(Catalog.open(Path(path)))
+def _open_and_issue_keys(url: str, tenant_name: str, count: int) -> None:
+    store = TenantStore(Catalog.open(url))
+    tenant = store.create_tenant(tenant_name)
     for _ in range(count):
-        store.create_key(tenant_id)
+        store.create_key(tenant.tenant_id)
 
 
-def test_writers_in_several_processes_lose_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "c.sqlite3"
-    store = TenantStore(Catalog.open(path))
-    tenant = store.create_tenant("busy")
+def _in_processes(url: str, workers: int, keys_each: int) -> None:
     context = multiprocessing.get_context("spawn")
-    workers = [
-        context.Process(target=_issue_keys, args=(str(path), tenant.tenant_id, 40))
-        for _ in range(4)
+    processes = [
+        context.Process(target=_open_and_issue_keys, args=(url, f"busy-{n}", keys_each))
+        for n in range(workers)
     ]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(timeout=60)
-        assert worker.exitcode == 0
-    assert len(store.list_keys(tenant.tenant_id)) == 160
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=120)
+        assert process.exitcode == 0
+
+
+@pytest.fixture
+def empty_url(database_url: str | None, tmp_path: Path) -> str:
+    """The URL of the test's database before anything opened it."""
+    return database_url or f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
+
+
+def test_processes_opening_a_fresh_catalog_at_once_migrate_it_once_and_lose_no_write(
+    empty_url: str,
+) -> None:
+    _in_processes(empty_url, workers=4, keys_each=25)
+    catalog = Catalog.open(empty_url)
+    store = TenantStore(catalog)
+    keys = [len(store.list_keys(tenant.tenant_id)) for tenant in store.list_tenants()]
+    assert keys == [25] * 4
+    assert catalog.version() == HEAD
+    catalog.dispose()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from sqlalchemy import text
 
 from storage.catalog import Catalog
 from storage.rate_limits import RateLimit, RateLimiter
@@ -20,7 +21,11 @@ def _fill(limiter: RateLimiter, rule: RateLimit, key: str, times: list[float]) -
 
 def _rows(catalog: Catalog) -> list[tuple[str, float]]:
     with catalog.read() as conn:
-        rows = conn.execute("SELECT bucket, at FROM rate_events ORDER BY bucket, at").fetchall()
+        rows = (
+            conn.execute(text("SELECT bucket, at FROM rate_events ORDER BY bucket, at"))
+            .mappings()
+            .all()
+        )
     return [(row["bucket"], row["at"]) for row in rows]
 
 

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from storage.catalog import Catalog
 from storage.retention import RetentionStore
@@ -44,7 +45,11 @@ def due_ids(store: RetentionStore, settings: Settings, now: datetime | None = No
 
 def usage_rows(catalog: Catalog) -> dict[tuple[str, str, str], float]:
     with catalog.read() as conn:
-        rows = conn.execute("SELECT tenant_id, period, metric, value FROM usage").fetchall()
+        rows = (
+            conn.execute(text("SELECT tenant_id, period, metric, value FROM usage"))
+            .mappings()
+            .all()
+        )
     return {(r["tenant_id"], r["period"], r["metric"]): r["value"] for r in rows}
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import text
 
 from storage.catalog import Catalog
 from storage.records import Run
@@ -61,7 +62,10 @@ def set_column(catalog: Catalog, run_id: str, column: str, seconds_ago: float) -
     assert column in {"heartbeat_at", "created_at"}
     moment = to_rfc3339(utc_now() - timedelta(seconds=seconds_ago))
     with catalog.write() as conn:
-        conn.execute(f"UPDATE runs SET {column} = ? WHERE run_id = ?", (moment, run_id))
+        conn.execute(
+            text(f"UPDATE runs SET {column} = :moment WHERE run_id = :run_id"),
+            {"moment": moment, "run_id": run_id},
+        )
 
 
 def finished(runs: RunStore, acme: str, video_id: str, state: str) -> Run:

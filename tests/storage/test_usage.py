@@ -51,7 +51,7 @@ def test_parallel_registrations_at_the_limit_pass_exactly_as_often_as_allowed(
 
     def register() -> None:
         try:
-            VideoStore(Catalog(catalog.path)).create(
+            VideoStore(Catalog.connect(catalog.url)).create(
                 NewVideo(tenant.tenant_id, "v", "url", "https://example.com/v.mp4"), limits
             )
             outcomes.append("ok")
@@ -65,6 +65,36 @@ def test_parallel_registrations_at_the_limit_pass_exactly_as_often_as_allowed(
         thread.join()
     assert sorted(outcomes) == ["402"] * 7 + ["ok"] * 5
     assert UsageStore(catalog).value(tenant.tenant_id, ALL, "videos") == 5
+
+
+def test_parallel_executes_at_the_monthly_limit_pass_exactly_as_often_as_allowed(
+    catalog: Catalog,
+) -> None:
+    tenant = TenantStore(catalog).create_tenant("acme")
+    videos = [
+        VideoStore(catalog).create(NewVideo(tenant.tenant_id, "v", "url", "https://e.com/v.mp4"))
+        for _ in range(12)
+    ]
+    limits = PlanLimits(executions_per_month=5, concurrent_runs=12)
+    outcomes: list[str] = []
+    start = threading.Barrier(len(videos))
+
+    def execute(video_id: str) -> None:
+        start.wait()
+        try:
+            RunStore(catalog).create(tenant.tenant_id, video_id, {}, limits)
+            outcomes.append("ok")
+        except PlanLimitExceeded:
+            outcomes.append("402")
+
+    threads = [threading.Thread(target=execute, args=(v.video_id,)) for v in videos]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["402"] * 7 + ["ok"] * 5
+    month = month_of(now_rfc3339())
+    assert UsageStore(catalog).value(tenant.tenant_id, month, "executions") == 5
 
 
 @pytest.mark.parametrize(("bill", "counted"), [(False, 0.0), (True, 12.5)])

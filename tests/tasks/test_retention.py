@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from storage.catalog import Catalog
 from storage.retention import RetentionStore
@@ -30,7 +31,10 @@ def storage_bytes(catalog: Catalog, tenant_id: str) -> float:
 
 def point_run_at(catalog: Catalog, run_id: str, path: Path) -> None:
     with catalog.write() as conn:
-        conn.execute("UPDATE runs SET artifacts_path = ? WHERE run_id = ?", (str(path), run_id))
+        conn.execute(
+            text("UPDATE runs SET artifacts_path = :path WHERE run_id = :run_id"),
+            {"path": str(path), "run_id": run_id},
+        )
 
 
 def test_the_sweep_deletes_due_folders_only_and_says_so(

@@ -1,0 +1,130 @@
+"""The catalog's schema, declared once for SQLite and PostgreSQL (what the migrations build).
+
+The Alembic revisions in ``storage/migrations/versions`` are the history that leads here; a test
+compares a migrated catalog with these tables on both engines, so the two cannot drift apart.
+
+Types are chosen to read the same on both engines: timestamps are TEXT in RFC 3339 UTC with
+milliseconds (``ves.clock``), so text order is time order everywhere; ``REAL`` is 8 bytes on
+SQLite but 4 on PostgreSQL, so real columns are ``DOUBLE PRECISION`` there (a 4-byte float would
+round a count of bytes or a Unix time); byte counts are ``BIGINT`` on PostgreSQL (files pass
+2 GiB); booleans are INTEGER 0/1 (``asks.grounded``), as SQLite stores them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+REAL: sa.types.TypeEngine[float] = sa.REAL().with_variant(
+    postgresql.DOUBLE_PRECISION(), "postgresql"
+)
+BYTES: sa.types.TypeEngine[int] = sa.Integer().with_variant(sa.BigInteger(), "postgresql")
+
+metadata = sa.MetaData()
+
+
+def _text(name: str, *args: Any, **kwargs: Any) -> sa.Column[str]:
+    return sa.Column(name, sa.Text(), *args, **kwargs)
+
+
+tenants = sa.Table(
+    "tenants",
+    metadata,
+    _text("tenant_id", primary_key=True),
+    _text("name", nullable=False, unique=True),
+    _text("plan", nullable=False, server_default=sa.text("'sandbox'")),
+    _text("created_at", nullable=False),
+)
+
+api_keys = sa.Table(
+    "api_keys",
+    metadata,
+    _text("key_id", primary_key=True),
+    _text("tenant_id", sa.ForeignKey("tenants.tenant_id"), nullable=False),
+    _text("key_hash", nullable=False),
+    _text("created_at", nullable=False),
+    _text("revoked_at"),
+    sa.Index("api_keys_tenant", "tenant_id"),
+)
+
+videos = sa.Table(
+    "videos",
+    metadata,
+    _text("video_id", primary_key=True),
+    _text("tenant_id", sa.ForeignKey("tenants.tenant_id"), nullable=False),
+    _text("title", nullable=False),
+    _text("source_type", nullable=False),
+    _text("source_url"),
+    _text("state", nullable=False),
+    _text("upload_json"),
+    _text("source_sha256"),
+    _text("source_path"),
+    sa.Column("source_bytes", BYTES),
+    _text("created_at", nullable=False),
+    _text("updated_at", nullable=False),
+    sa.CheckConstraint("source_type IN ('url', 'hls', 'upload')"),
+    sa.Index("videos_tenant", "tenant_id", "video_id"),
+    sa.Index("videos_tenant_state", "tenant_id", "state", "video_id"),
+)
+
+runs = sa.Table(
+    "runs",
+    metadata,
+    _text("run_id", primary_key=True),
+    _text("video_id", sa.ForeignKey("videos.video_id"), nullable=False),
+    _text("tenant_id", sa.ForeignKey("tenants.tenant_id"), nullable=False),
+    _text("state", nullable=False),
+    _text("stage"),
+    sa.Column("progress", REAL, nullable=False, server_default=sa.text("0")),
+    _text("params_json", nullable=False, server_default=sa.text("'{}'")),
+    _text("error_code"),
+    _text("error_message"),
+    _text("flow_run_id"),
+    _text("created_at", nullable=False),
+    _text("started_at"),
+    _text("finished_at"),
+    _text("heartbeat_at"),
+    _text("artifacts_path"),
+    sa.Column("artifacts_bytes", BYTES),
+    _text("expired_at"),
+    sa.Column("processed_s", REAL),
+    sa.Index("runs_video", "video_id", "run_id"),
+    sa.Index("runs_state", "state"),
+    sa.Index("runs_video_state", "video_id", "state", "run_id"),
+)
+
+usage = sa.Table(
+    "usage",
+    metadata,
+    _text("tenant_id", sa.ForeignKey("tenants.tenant_id"), primary_key=True),
+    _text("period", primary_key=True),
+    _text("metric", primary_key=True),
+    sa.Column("value", REAL, nullable=False, server_default=sa.text("0")),
+)
+
+asks = sa.Table(
+    "asks",
+    metadata,
+    _text("ask_id", primary_key=True),
+    _text("tenant_id", sa.ForeignKey("tenants.tenant_id"), nullable=False),
+    _text("video_id", sa.ForeignKey("videos.video_id"), nullable=False),
+    _text("run_id", sa.ForeignKey("runs.run_id"), nullable=False),
+    _text("question", nullable=False),
+    _text("answer_json", nullable=False),
+    sa.Column("grounded", sa.Integer(), nullable=False),
+    _text("refusal_reason"),
+    _text("phrased_by", nullable=False),
+    _text("created_at", nullable=False),
+    sa.Index("asks_tenant", "tenant_id", "created_at"),
+    sa.Index("asks_run", "run_id", "created_at"),
+)
+
+rate_events = sa.Table(
+    "rate_events",
+    metadata,
+    _text("bucket", nullable=False),
+    sa.Column("at", REAL, nullable=False),
+    sa.Index("rate_events_bucket", "bucket", "at"),
+)
