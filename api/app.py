@@ -13,6 +13,7 @@ from api.routes import artifacts, ask, billing, dashboard, health, onboarding, r
 from ask.phrasing import LlmPhraser
 from ask.world import WorldCache
 from flows.orchestrator import PrefectSubmitter, Submitter
+from storage.blobs import open_blob_store
 from storage.catalog import Catalog
 from storage.reads import ArtifactReader
 from storage.runs import RunStore
@@ -58,7 +59,8 @@ def create_app(
     app.state.settings = settings
     app.state.catalog = catalog
     app.state.submitter = submitter
-    app.state.reader = ArtifactReader()
+    app.state.store = open_blob_store(settings)
+    app.state.reader = ArtifactReader(app.state.store)
     app.state.worlds = WorldCache(app.state.reader)
     app.state.phraser = LlmPhraser.from_settings(settings)
     install_problem_handlers(app)

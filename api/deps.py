@@ -12,6 +12,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from flows.orchestrator import Submitter
+from storage.blobs import BlobStore
 from storage.catalog import Catalog
 from storage.reads import ArtifactReader
 from storage.records import Tenant
@@ -69,6 +70,11 @@ def get_reader(request: Request) -> ArtifactReader:
     return reader
 
 
+def get_store(request: Request) -> BlobStore:
+    store: BlobStore = request.app.state.store
+    return store
+
+
 def get_submitter(request: Request) -> Submitter:
     submitter: Submitter = request.app.state.submitter
     return submitter
@@ -77,6 +83,7 @@ def get_submitter(request: Request) -> Submitter:
 RunsDep = Annotated[RunStore, Depends(get_runs)]
 ReaderDep = Annotated[ArtifactReader, Depends(get_reader)]
 SubmitterDep = Annotated[Submitter, Depends(get_submitter)]
+StoreDep = Annotated[BlobStore, Depends(get_store)]
 
 
 def get_views(videos: VideosDep, runs: RunsDep, reader: ReaderDep) -> RunViews:

@@ -91,7 +91,7 @@ def _known_classes(cost: dict[str, Any], things: list[Thing]) -> frozenset[str]:
     return frozenset(names)
 
 
-def load_world(reader: ArtifactReader, run_dir: Path, video_id: str, run_id: str) -> RunWorld:
+def load_world(reader: ArtifactReader, run_dir: str | Path, video_id: str, run_id: str) -> RunWorld:
     """Read a published run's knowledge."""
     zones = {z["zone_id"]: z["name"] for z in reader.rows(run_dir, "zones")}
     things = [
@@ -148,7 +148,7 @@ class WorldCache:
         self._worlds: OrderedDict[str, RunWorld] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, run_dir: Path, video_id: str, run_id: str) -> RunWorld:
+    def get(self, run_dir: str | Path, video_id: str, run_id: str) -> RunWorld:
         key = str(run_dir)
         with self._lock:
             if key in self._worlds:

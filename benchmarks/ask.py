@@ -197,7 +197,7 @@ def child(path: Path, options: dict[str, Any]) -> None:
     if finished.state != "succeeded":
         raise SystemExit(f"run {run.run_id} ended {finished.state}: {finished.error_message}")
     record = {
-        "run_dir": str(published),
+        "run_dir": str(DATA / published),  # a key of the local store in DATA
         "video_id": video.video_id,
         "run_id": run.run_id,
         "options": options,

@@ -111,7 +111,7 @@ def run_flow(
     published = process_video(ProcessVideoParams(run_id=run.run_id))
     elapsed = time.perf_counter() - started
     assert RunStore(catalog).get(run.run_id).state == "succeeded"
-    cost: dict[str, Any] = json.loads((Path(published) / "cost.json").read_text())
+    cost: dict[str, Any] = json.loads((data_dir / published / "cost.json").read_text())
     return elapsed, cost
 
 

@@ -30,7 +30,8 @@ from prefect.client.schemas.objects import StateType
 from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound, PrefectException
 from prefect.states import Crashed
 
-from storage.artifacts import RunLayout
+from storage.artifacts import RunLayout, discard_run
+from storage.blobs import open_blob_store
 from storage.records import Run
 from storage.runs import RunFailure, RunStore
 from ves.clock import to_rfc3339, utc_now
@@ -183,4 +184,6 @@ def _fail_unsubmitted(runs: RunStore, active: list[Run]) -> list[str]:
 
 
 def _discard_work(settings: Settings, run: Run) -> None:
-    RunLayout(settings.data_dir, run.tenant_id, run.video_id, run.run_id).discard()
+    """The stopped run's work folder (when it ran here) and whatever it uploaded."""
+    layout = RunLayout(settings.work_root, run.tenant_id, run.video_id, run.run_id)
+    discard_run(layout, open_blob_store(settings))

@@ -1,14 +1,14 @@
 """The ``process-video`` flow: the eight stages of one run, then an atomic publish.
 
 The flow orchestrates and nothing else: it loads the run, marks it running, calls the stage tasks
-in order (each writes its artifact into the run's work folder), publishes the folder in one rename
-and records the outcome in the catalog. Whatever stops it, the run ends ``failed`` with a reason a
-user can act on and its work folder is removed; a flow killed outright is noticed by the reaper.
+in order (each writes its artifact into the run's work folder), publishes the folder to the blob
+store (one rename on the local store, manifest last on an object store) and records the outcome
+in the catalog. Whatever stops it, the run ends ``failed`` with a reason a user can act on and its
+work folder and any uploads are removed; a flow killed outright is noticed by the reaper.
 """
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -17,7 +17,7 @@ from prefect import flow, get_run_logger
 from pydantic import BaseModel
 
 from flows.reporting import publish_prefect_artifacts
-from storage.artifacts import publish, published_bytes
+from storage.artifacts import discard_run, publish, published_bytes
 from storage.runs import RunFailure
 from tasks.context import RunContext, heartbeat, load_context
 from tasks.cost.stage import CostInputs, cost_task
@@ -101,22 +101,24 @@ def process_video(params: ProcessVideoParams) -> str:
         logger.warning("run %s is no longer queued; nothing to do", ctx.run_id)
         return "skipped"
     ctx.layout.prepare()
+    store = ctx.store
     try:
         # Beat well within the reaper's timeout, whatever it is set to (a 10 s beat against an 8 s
         # timeout let a busy stage be reaped while it ran).
         with heartbeat(ctx, every_s=min(10.0, ctx.settings.heartbeat_timeout_s / 4)):
             cost = _run_stages(ctx)
-            final = publish(ctx.layout)
+            final = publish(ctx.layout, store)
     except BaseException as exc:
         ctx.runs.fail(ctx.run_id, _failure_of(exc, _flow_run_id()), ctx.plan.bill_failed_runs)
-        ctx.layout.discard()
+        discard_run(ctx.layout, store)
         raise
-    if not ctx.runs.succeed(ctx.run_id, str(final), cost["processed_s"], published_bytes(final)):
+    kept = published_bytes(store, final)
+    if not ctx.runs.succeed(ctx.run_id, final, cost["processed_s"], kept):
         # The reaper gave up on this run meanwhile: its artifacts must not outlive the verdict.
-        shutil.rmtree(final, ignore_errors=True)
+        store.delete_prefix(final)
         logger.warning("run %s was failed while it ran; its artifacts were withdrawn", ctx.run_id)
         return "withdrawn"
-    publish_prefect_artifacts(ctx, final, cost)
+    publish_prefect_artifacts(ctx, store, final, cost)
     logger.info("run %s published to %s", ctx.run_id, final)
     return str(final)
 

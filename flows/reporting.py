@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-from storage.artifacts import read_rows
+from storage.artifacts import read_published_rows
+from storage.blobs import BlobStore
 from tasks.context import RunContext
 
 _MAX_EVENT_ROWS = 500
@@ -29,13 +29,15 @@ def cost_markdown(cost: dict[str, Any]) -> str:
     )
 
 
-def publish_prefect_artifacts(ctx: RunContext, run_dir: Path, cost: dict[str, Any]) -> None:
+def publish_prefect_artifacts(
+    ctx: RunContext, store: BlobStore, run_key: str, cost: dict[str, Any]
+) -> None:
     """Attach the cost report and the events to the flow run (keys are per video)."""
     key = ctx.video_id.replace("_", "-")
     create_markdown_artifact(
         markdown=cost_markdown(cost), key=f"cost-{key}", description="cost.json of the run"
     )
-    events = read_rows(run_dir, "events")[:_MAX_EVENT_ROWS]
+    events = read_published_rows(store, run_key, "events")[:_MAX_EVENT_ROWS]
     table = [
         {k: e[k] for k in ("t_s", "type", "object_id", "zone_id", "confidence")} for e in events
     ]

@@ -1,26 +1,30 @@
-"""Uploaded recordings: streamed to disk, measured and hashed on the way, published atomically.
+"""Uploaded recordings: streamed to a local file, measured and hashed on the way, then stored.
 
-The bytes go to a private temporary file beside the destination and are renamed into place only
-when their size and SHA-256 match what was declared, so a failed or concurrent upload never leaves
-a half-written source behind and can simply be retried.
+The bytes go to a private temporary file in a local staging folder and are put into the blob
+store (``uploads/tenant=<t>/video=<v>/source-...``) only when their size and SHA-256 match what
+was declared, so a failed or concurrent upload never leaves a half-written source behind and can
+simply be retried. On the local store the staging folder sits in the data folder, so "putting"
+is one rename, as before the store existed.
 
 A file the service already holds (the demo clip) is stored the same way without a client:
 ``stage_copy`` takes a private copy (a hard link when it can) and hashes it, ``publish_staged``
-renames it into the video's folder once the video exists.
+puts it under the video's key once the video exists.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import re
 import shutil
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from storage.artifacts import sha256_file
+from storage.blobs import BlobStore
 from ves.errors import PayloadTooLarge, ValidationFailed
 
 _SAFE_SUFFIX = re.compile(r"^\.[a-z0-9]{1,5}$")
@@ -28,7 +32,16 @@ _SAFE_SUFFIX = re.compile(r"^\.[a-z0-9]{1,5}$")
 
 @dataclass(frozen=True)
 class StoredUpload:
-    """A verified upload in its final place."""
+    """A verified upload in the blob store (``key``)."""
+
+    key: str
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True)
+class StagedUpload:
+    """A verified local copy of a source, waiting for its video (``publish_staged``)."""
 
     path: Path
     sha256: str
@@ -44,8 +57,8 @@ class UploadExpectation:
     limit: int
 
 
-def upload_path(uploads_dir: Path, tenant_id: str, video_id: str, filename: str) -> Path:
-    """A fresh place for one upload attempt of a video's source.
+def upload_key(tenant_id: str, video_id: str, filename: str) -> str:
+    """A fresh key for one upload attempt of a video's source.
 
     Each attempt gets its own name, so two racing uploads never overwrite each other's bytes: the
     catalog records the path of the attempt that completed, and the loser deletes its file.
@@ -53,27 +66,34 @@ def upload_path(uploads_dir: Path, tenant_id: str, video_id: str, filename: str)
     """
     suffix = Path(filename).suffix.lower()
     name = f"source-{uuid.uuid4().hex[:12]}" + (suffix if _SAFE_SUFFIX.match(suffix) else ".bin")
-    return uploads_dir / f"tenant={tenant_id}" / f"video={video_id}" / name
+    return f"uploads/tenant={tenant_id}/video={video_id}/{name}"
 
 
 async def store_upload(
-    chunks: AsyncIterator[bytes], dest: Path, expect: UploadExpectation
+    chunks: AsyncIterator[bytes],
+    store: BlobStore,
+    key: str,
+    expect: UploadExpectation,
+    staging: Path,
 ) -> StoredUpload:
-    """Write ``chunks`` to ``dest`` if they are exactly the declared bytes.
+    """Put ``chunks`` under ``key`` if they are exactly the declared bytes.
+
+    Args:
+        staging: a local folder for the temporary file (the data folder's ``uploads``).
 
     Raises:
         PayloadTooLarge: more bytes than the operator's limit.
         ValidationFailed: more or fewer bytes than declared, or another SHA-256.
     """
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    temp = dest.with_name(f".{uuid.uuid4().hex}.part")
+    staging.mkdir(parents=True, exist_ok=True)
+    temp = staging / f".{uuid.uuid4().hex}.part"
     try:
         digest, size = await _write_chunks(chunks, temp, expect)
         _check_complete(size, digest, expect)
-        temp.replace(dest)
+        await asyncio.to_thread(store.put_file, temp, key, move=True)
     finally:
         temp.unlink(missing_ok=True)
-    return StoredUpload(dest, digest, size)
+    return StoredUpload(key, digest, size)
 
 
 async def _write_chunks(
@@ -111,7 +131,7 @@ def _check_complete(size: int, digest: str, expect: UploadExpectation) -> None:
         )
 
 
-def stage_copy(source: Path, uploads_dir: Path) -> StoredUpload:
+def stage_copy(source: Path, uploads_dir: Path) -> StagedUpload:
     """A private copy of the local file ``source`` in ``uploads_dir``, measured and hashed.
 
     It is a hard link when the filesystem allows one (no bytes copied; nothing ever rewrites an
@@ -126,14 +146,13 @@ def stage_copy(source: Path, uploads_dir: Path) -> StoredUpload:
             os.link(source, staged)
         except OSError:  # another filesystem, or no hard links there
             shutil.copyfile(source, staged)
-        return StoredUpload(staged, sha256_file(staged), staged.stat().st_size)
+        return StagedUpload(staged, sha256_file(staged), staged.stat().st_size)
     except BaseException:
         staged.unlink(missing_ok=True)
         raise
 
 
-def publish_staged(staged: StoredUpload, dest: Path) -> StoredUpload:
-    """Move a ``stage_copy`` to ``dest`` (from ``upload_path``) atomically."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staged.path.replace(dest)
-    return replace(staged, path=dest)
+def publish_staged(staged: StagedUpload, store: BlobStore, key: str) -> StoredUpload:
+    """Move a ``stage_copy`` to ``key`` (from ``upload_key``), whole or not at all."""
+    store.put_file(staged.path, key, move=True)
+    return StoredUpload(key, staged.sha256, staged.size)

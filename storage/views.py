@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from storage.artifacts import COST
@@ -22,12 +21,14 @@ from storage.videos import VideoStore
 from ves.errors import NotReady
 
 
-def newest_run(videos: VideoStore, runs: RunStore, tenant_id: str, video_id: str) -> Run:
-    """The newest succeeded run of the tenant's video whose artifacts are still there.
+def newest_run(
+    videos: VideoStore, runs: RunStore, reader: ArtifactReader, tenant_id: str, video_id: str
+) -> Run:
+    """The newest succeeded run of the tenant's video whose artifacts are wholly published.
 
     Raises:
         NotFound: no such video for this tenant.
-        NotReady: no run succeeded yet, or its artifacts expired or are gone.
+        NotReady: no run succeeded yet, or its artifacts expired, are gone or incomplete.
     """
     video = videos.get(tenant_id, video_id)
     run = runs.latest_succeeded(tenant_id, video_id)
@@ -36,8 +37,10 @@ def newest_run(videos: VideoStore, runs: RunStore, tenant_id: str, video_id: str
             f"video {video_id} is {video.state}; artifacts are ready once a run has succeeded"
             + (" (they expired: execute it again)" if video.state == "expired" else "")
         )
-    if not Path(run.artifacts_path).is_dir():
-        raise NotReady(f"the artifacts of video {video_id} are gone; execute it again")
+    try:
+        reader.verify(run.artifacts_path)
+    except NotReady as exc:
+        raise NotReady(f"the artifacts of video {video_id} are gone; execute it again") from exc
     return run
 
 
@@ -50,7 +53,7 @@ class RunViews:
     reader: ArtifactReader
 
     def run_of(self, tenant_id: str, video_id: str) -> Run:
-        return newest_run(self.videos, self.runs, tenant_id, video_id)
+        return newest_run(self.videos, self.runs, self.reader, tenant_id, video_id)
 
     def scene_graph(self, tenant_id: str, video_id: str) -> dict[str, Any]:
         return scene_graph_of(self.reader, self.run_of(tenant_id, video_id))
@@ -63,12 +66,12 @@ class RunViews:
 
     def cost(self, tenant_id: str, video_id: str) -> dict[str, Any]:
         run = self.run_of(tenant_id, video_id)
-        return self.reader.document(Path(run.artifacts_path or ""), COST)
+        return self.reader.document(run.artifacts_path or "", COST)
 
 
 def scene_graph_of(reader: ArtifactReader, run: Run) -> dict[str, Any]:
     """Objects, zones, events and relations of a run (operation 4)."""
-    path = Path(run.artifacts_path or "")
+    path = run.artifacts_path or ""
     objects = reader.rows(path, "objects", order_by="first_seen_s")
     for obj in objects:
         obj["attributes"] = json.loads(obj["attributes"])
@@ -84,7 +87,7 @@ def scene_graph_of(reader: ArtifactReader, run: Run) -> dict[str, Any]:
 
 def timeline_of(reader: ArtifactReader, run: Run) -> dict[str, Any]:
     """Events in time order and refresh markers of a run (operation 5)."""
-    path = Path(run.artifacts_path or "")
+    path = run.artifacts_path or ""
     rows = reader.rows(path, "timeline", order_by="t_s")
     events = [
         {
@@ -116,6 +119,6 @@ def timeline_of(reader: ArtifactReader, run: Run) -> dict[str, Any]:
 
 def evidence_of(reader: ArtifactReader, run: Run) -> dict[str, Any]:
     """The evidence spans of a run with their hashes (operation 6)."""
-    rows = reader.rows(Path(run.artifacts_path or ""), "evidence", order_by="start_s")
+    rows = reader.rows(run.artifacts_path or "", "evidence", order_by="start_s")
     spans = [{**span_document(r, run.video_id, run.run_id), "sha256": r["sha256"]} for r in rows]
     return {"video_id": run.video_id, "run_id": run.run_id, "spans": spans}

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from storage.artifacts import RunLayout
+from storage.blobs import BlobStore, open_blob_store
 from storage.catalog import Catalog
 from storage.runs import RunStore
 from storage.tenants import TenantStore
@@ -58,7 +59,12 @@ class RunContext:
 
     @property
     def layout(self) -> RunLayout:
-        return RunLayout(self.settings.data_dir, self.tenant_id, self.video_id, self.run_id)
+        return RunLayout(self.settings.work_root, self.tenant_id, self.video_id, self.run_id)
+
+    @property
+    def store(self) -> BlobStore:
+        """Where the run's source may be and where it publishes (shared by every worker)."""
+        return open_blob_store(self.settings)
 
     @property
     def runs(self) -> RunStore:

@@ -12,31 +12,35 @@ answers 409), and the next sweep removes them: it checks the folder of every exp
 other order would, for a while or for ever after a crash, leave the catalog offering a live run
 whose files are gone or half gone, and the tenant billed for bytes no longer kept.
 
-A folder is removed by renaming it into ``<artifacts>/.expired/`` first (one rename), then
-deleting it there: like publishing, the run disappears from the Hive tree at once, so a reader
-or an analyst's glob sees all of it or none of it. Only a run's own folder inside
-``settings.artifacts_dir`` (``tenant=<t>/video=<v>/run=<r>``, symlinks resolved) is ever deleted;
-a run recorded anywhere else is refused and left as it is, not even marked.
+Deletion goes through the blob store (``storage/blobs.py``): on the local store a run's folder
+is first renamed into ``<artifacts>/.expired/`` (one rename) and deleted there, so like publishing
+the run leaves the Hive tree at once; on an object store its prefix is deleted (the catalog
+stopped offering it before). Only a run's own key (``artifacts/tenant=<t>/video=<v>/run=<r>``,
+or for runs published before the store, that folder under the data folder, symlinks resolved) is
+ever deleted; a run recorded anywhere else is refused and left as it is, not even marked.
+
+Each sweep also deletes *orphans*: run prefixes without a manifest older than
+``settings.orphan_after_s``, left by runs that died while uploading and whose clean-up failed.
+Readers never serve them (no manifest); the sweep only gives the space back.
 """
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
-from datetime import datetime
-from pathlib import Path
+from datetime import datetime, timedelta
 from typing import Any
 
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
-from storage.artifacts import RunLayout
+from storage.artifacts import ARTIFACTS_TOP, MANIFEST, run_key
+from storage.blobs import TRASH, BlobStore, open_blob_store
 from storage.catalog import Catalog
 from storage.retention import DueRun, RetentionStore
 from ves.clock import now_rfc3339, to_rfc3339, utc_now
 from ves.settings import Settings
 
-TRASH = ".expired"
+__all__ = ["TRASH", "SweepReport", "retention_task", "sweep_retention"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class SweepReport:
     swept: tuple[SweptRun, ...] = ()
     refused: tuple[RefusedRun, ...] = ()
     leftovers: tuple[str, ...] = ()  # runs expired earlier whose folder remained
+    orphans: tuple[str, ...] = ()  # prefixes of runs that never finished publishing
 
     @property
     def freed_bytes(self) -> int:
@@ -76,6 +81,7 @@ class SweepReport:
         return [
             *(_line(s, self.dry_run) for s in self.swept),
             *(f"removed the leftover folder of {run} (expired before)" for run in self.leftovers),
+            *(f"removed {key}: never published (no manifest)" for key in self.orphans),
             *(
                 f"refused {r.run_id}: {r.artifacts_path} is not its folder under the artifacts"
                 " root; left untouched"
@@ -105,6 +111,7 @@ class SweepReport:
             "freed_bytes": self.freed_bytes,
             "expired_videos": [s.run.video_id for s in self.swept if s.video_expired],
             "leftovers": list(self.leftovers),
+            "orphans": list(self.orphans),
             "refused_runs": [r.run_id for r in self.refused],
         }
 
@@ -129,87 +136,89 @@ def sweep_retention(
         settings: plans (their ``retention_days``) and where the artifacts live.
         catalog: the catalog the runs are recorded in.
         now: the moment to judge at (default: the current time).
-        dry_run: only report what is due; change nothing on disk or in the catalog.
+        dry_run: only report what is due; change nothing in the store or the catalog.
     """
     moment = now or utc_now()
-    store = RetentionStore(catalog)
+    store, blobs = RetentionStore(catalog), open_blob_store(settings)
     due = store.due(moment, lambda plan: settings.plan(plan).retention_days)
     leftovers: tuple[str, ...] = ()
+    orphans: tuple[str, ...] = ()
     if not dry_run:
-        _empty_trash(settings.artifacts_dir)
-        leftovers = _remove_leftovers(settings, store)
+        blobs.empty_trash(ARTIFACTS_TOP)
+        leftovers = _remove_leftovers(blobs, store)
+        orphans = remove_orphans(blobs, moment - timedelta(seconds=settings.orphan_after_s))
     swept: list[SweptRun] = []
     refused: list[RefusedRun] = []
     for run in due:
-        folder = run_folder(settings, run.tenant_id, run.video_id, run.run_id, run.artifacts_path)
-        if run.artifacts_path is not None and folder is None:
+        key = own_key(blobs, run.tenant_id, run.video_id, run.run_id, run.artifacts_path)
+        if run.artifacts_path is not None and key is None:
             refused.append(RefusedRun(run.run_id, run.artifacts_path))
         elif dry_run:
             swept.append(SweptRun(run, run.artifacts_bytes))
-        elif outcome := _expire(settings, store, run, folder):
+        elif outcome := _expire(blobs, store, run, key):
             swept.append(outcome)
-    return SweepReport(to_rfc3339(moment), dry_run, tuple(swept), tuple(refused), leftovers)
+    return SweepReport(
+        to_rfc3339(moment), dry_run, tuple(swept), tuple(refused), leftovers, orphans
+    )
 
 
 def _expire(
-    settings: Settings, store: RetentionStore, run: DueRun, folder: Path | None
+    blobs: BlobStore, store: RetentionStore, run: DueRun, key: str | None
 ) -> SweptRun | None:
-    """Catalog first, then the folder (see the module docstring for why)."""
+    """Catalog first, then the files (see the module docstring for why)."""
     expiry = store.expire(run.run_id, now_rfc3339())
     if expiry is None:  # another sweep expired it meanwhile; that sweep removes the folder
         return None
-    removed = folder is not None and remove_run_folder(settings.artifacts_dir, folder)
+    removed = key is not None and blobs.delete_prefix(key)
     return SweptRun(run, expiry.freed_bytes, expiry.video_expired, removed)
 
 
-def run_folder(
-    settings: Settings, tenant_id: str, video_id: str, run_id: str, artifacts_path: str | None
-) -> Path | None:
-    """The run's folder if ``artifacts_path`` is exactly its own place in the artifacts tree.
+def own_key(
+    blobs: BlobStore, tenant_id: str, video_id: str, run_id: str, artifacts_path: str | None
+) -> str | None:
+    """The run's key if ``artifacts_path`` is exactly its own place in the artifacts tree.
 
-    None for anything else (another folder, a symlink leading elsewhere, a path outside
-    ``settings.artifacts_dir``), which is never deleted.
+    None for anything else (another key or folder, a symlink leading elsewhere, a path outside
+    the store), which is never deleted.
     """
     if artifacts_path is None:
         return None
-    own = RunLayout(settings.data_dir, tenant_id, video_id, run_id).final_dir.resolve()
-    root = settings.artifacts_dir.resolve()
-    if Path(artifacts_path).resolve() != own or not own.is_relative_to(root) or own == root:
-        return None
-    return own
+    own = run_key(tenant_id, video_id, run_id)
+    return own if blobs.key_of(artifacts_path) == own else None
 
 
-def remove_run_folder(root: Path, folder: Path) -> bool:
-    """Rename ``folder`` out of the tree, then delete it; False if it was already gone."""
-    if not folder.exists():
-        return False
-    trash = root / TRASH / folder.name
-    shutil.rmtree(trash, ignore_errors=True)  # a try that stopped half-way
-    trash.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        folder.rename(trash)
-    except FileNotFoundError:
-        return False
-    shutil.rmtree(trash)
-    return True
-
-
-def _empty_trash(root: Path) -> None:
-    """Finish deletions a crash interrupted (folders already out of the tree)."""
-    trash = root / TRASH
-    if trash.is_dir():
-        for leftover in trash.iterdir():
-            shutil.rmtree(leftover, ignore_errors=True)
-
-
-def _remove_leftovers(settings: Settings, store: RetentionStore) -> tuple[str, ...]:
+def _remove_leftovers(blobs: BlobStore, store: RetentionStore) -> tuple[str, ...]:
     """Remove folders of runs already marked expired (a sweep stopped between the two steps)."""
     removed = []
     for gone in store.expired_folders():
-        at = run_folder(settings, gone.tenant_id, gone.video_id, gone.run_id, gone.artifacts_path)
-        if at is not None and remove_run_folder(settings.artifacts_dir, at):
+        key = own_key(blobs, gone.tenant_id, gone.video_id, gone.run_id, gone.artifacts_path)
+        if key is not None and blobs.delete_prefix(key):
             removed.append(gone.run_id)
     return tuple(removed)
+
+
+def remove_orphans(blobs: BlobStore, before: datetime) -> tuple[str, ...]:
+    """Delete run prefixes without a manifest whose newest object is older than ``before``.
+
+    The age keeps a run that is uploading right now safe: its newest object is seconds old.
+    """
+    newest: dict[str, datetime | None] = {}
+    published: set[str] = set()
+    for blob in blobs.list(ARTIFACTS_TOP):
+        parts = blob.key.split("/")
+        if len(parts) < 5 or not parts[3].startswith("run="):
+            continue
+        prefix = "/".join(parts[:4])
+        if parts[4] == MANIFEST:
+            published.add(prefix)
+        seen = newest.get(prefix)
+        newest[prefix] = max(filter(None, (seen, blob.modified)), default=None)
+    stale = [
+        prefix
+        for prefix, modified in sorted(newest.items())
+        if prefix not in published and modified is not None and modified < before
+    ]
+    return tuple(prefix for prefix in stale if blobs.delete_prefix(prefix))
 
 
 @task(name="retention", cache_policy=NONE)

@@ -2,6 +2,8 @@
 
 The catalog is SQLite in the data folder unless ``VES_TEST_DATABASE=postgres`` is set: then every
 test gets a fresh database on the session's PostgreSQL server (``tests/fixtures/postgres.py``).
+The blob store is the data folder unless ``VES_TEST_STORAGE=s3`` is set: then every test gets a
+fresh bucket on the session's S3 server (``tests/fixtures/s3.py``).
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ from storage.tenants import TenantStore
 from tests.fixtures.live_server import serve_app
 from ves.settings import Settings
 
-pytest_plugins = ["tests.fixtures.postgres"]
+pytest_plugins = ["tests.fixtures.postgres", "tests.fixtures.s3"]
 
 # Read once at import: the autouse ``_isolated_env`` removes every VES_* variable before tests run.
 TEST_DATABASE = os.environ.get("VES_TEST_DATABASE", "sqlite")
+TEST_STORAGE = os.environ.get("VES_TEST_STORAGE", "local")
 
 
 @pytest.fixture(scope="session")
@@ -45,9 +48,9 @@ def prefect_harness() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test sees the developer's VES_* variables."""
+    """No test sees the developer's VES_* variables, nor the AWS_* ones the blob store reads."""
     for name in list(os.environ):
-        if name.startswith("VES_"):
+        if name.startswith(("VES_", "AWS_")):
             monkeypatch.delenv(name)
 
 
@@ -68,13 +71,34 @@ def database_url(request: pytest.FixtureRequest) -> str | None:
 
 
 @pytest.fixture
-def settings(data_dir: Path, database_url: str | None) -> Settings:
+def storage_overrides(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, str]:
+    """The blob store's settings: none (the data folder) or a fresh bucket on the session's S3
+    server when ``VES_TEST_STORAGE=s3``. They are exported to the environment too, since flows
+    read their settings from it as a worker's do."""
+    if TEST_STORAGE == "local":
+        return {}
+    if TEST_STORAGE != "s3":
+        pytest.fail(f"VES_TEST_STORAGE must be local or s3, not {TEST_STORAGE!r}")
+    server = request.getfixturevalue("s3_server")
+    overrides: dict[str, str] = server.settings_overrides(server.create_bucket())
+    for name, value in overrides.items():
+        monkeypatch.setenv(f"VES_{name.upper()}", value)
+    return overrides
+
+
+@pytest.fixture
+def settings(
+    data_dir: Path, database_url: str | None, storage_overrides: dict[str, str]
+) -> Settings:
     """Settings of a service that may fetch from this machine (the test media server)."""
     return Settings(
         data_dir=data_dir,
         database_url=database_url,
         allow_private_sources=True,
         source_timeout_s=3,
+        **storage_overrides,
     )
 
 

@@ -8,6 +8,7 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
     ├── Unauthorized               401 unauthorized         (missing, unknown or revoked key)
     ├── PlanLimitExceeded          402 plan_limit_exceeded
     ├── NotFound                   404 not_found            (also another tenant's ids)
+    │   └── BlobNotFound           404 not_found            (no such object in the blob store)
     ├── MethodNotAllowed           405 method_not_allowed
     ├── Conflict                   409 conflict             (e.g. executing a running video)
     │   └── NotReady               409 not_ready            (artifacts before a run succeeded)
@@ -19,6 +20,7 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
     │   └── SourceRejected         422 source_rejected      (SSRF guard, bad scheme)
     ├── RateLimited                429 rate_limited         (carries ``retry_after_s``)
     ├── Unavailable                503 unavailable          (the orchestrator cannot be reached)
+    │   └── StorageUnavailable     503 unavailable          (the blob store fails or refuses)
     └── ProcessingError            422                      (why a run failed; its ``code`` is
         │                                                     recorded as the run's error code)
         ├── SourceInvalid          422 source_invalid       (not a video, a still, corrupt)
@@ -27,8 +29,8 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
         └── DetectorUnavailable    422 detector_unavailable (a model cannot load or run; the run
                                                              falls back to motion and says so)
 
-Third-party errors (PyAV, onnxruntime, HTTP clients) are translated into these in one place each,
-with ``raise X(...) from exc``.
+Third-party errors (PyAV, onnxruntime, HTTP clients, pyarrow's filesystems) are translated into
+these in one place each, with ``raise X(...) from exc``.
 """
 
 from __future__ import annotations
@@ -84,6 +86,10 @@ class NotFound(VesError):
     code = "not_found"
     status = 404
     title = "Not found"
+
+
+class BlobNotFound(NotFound):
+    """The blob store holds no object under the key (translated in ``storage/blobs.py``)."""
 
 
 class MethodNotAllowed(VesError):
@@ -213,3 +219,7 @@ class DetectorUnavailable(ProcessingError):
 
     code = "detector_unavailable"
     title = "Detector unavailable"
+
+
+class StorageUnavailable(Unavailable):
+    """The blob store cannot be reached or refused the operation (credentials, bucket, network)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ves.plans import DEFAULT_PLANS, PlanLimits
@@ -20,7 +20,9 @@ GiB = 1024 * MiB
 class Settings(BaseSettings):
     """Every knob of the service; each field is documented in the README's configuration table."""
 
-    model_config = SettingsConfigDict(env_prefix="VES_", extra="ignore", frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix="VES_", extra="ignore", frozen=True, populate_by_name=True
+    )
 
     host: str = Field("127.0.0.1", description="Address the API listens on.")
     port: int = Field(8000, ge=1, le=65535, description="Port of the API.")
@@ -157,7 +159,58 @@ class Settings(BaseSettings):
     price_per_video_minute: float = Field(
         0.0, ge=0, description="Price of one processed minute of video, for cost.json."
     )
+    # Blob storage: uploads, sources, thumbnails and artifacts (``storage/blobs.py``).
+    storage_url: str | None = Field(
+        None,
+        description=(
+            "Where uploads and artifacts live: unset for the data folder, or "
+            "`s3://bucket/prefix` for an S3-compatible object store shared by every worker."
+        ),
+    )
+    work_dir: Path | None = Field(
+        None,
+        description="Worker-local scratch of running runs, never shared (default `data_dir/work`).",
+    )
+    s3_endpoint_url: str | None = Field(
+        None,
+        validation_alias=AliasChoices("VES_S3_ENDPOINT_URL", "AWS_ENDPOINT_URL"),
+        description="Endpoint of the object store (e.g. http://127.0.0.1:9000); AWS when unset.",
+    )
+    s3_region: str | None = Field(
+        None,
+        validation_alias=AliasChoices("VES_S3_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"),
+        description="Region of the bucket (default us-east-1).",
+    )
+    s3_access_key_id: str | None = Field(
+        None,
+        validation_alias=AliasChoices("VES_S3_ACCESS_KEY_ID", "AWS_ACCESS_KEY_ID"),
+        description="Access key of the object store.",
+    )
+    s3_secret_access_key: SecretStr | None = Field(
+        None,
+        validation_alias=AliasChoices("VES_S3_SECRET_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY"),
+        description="Secret key of the object store.",
+    )
+    s3_presign: bool = Field(
+        False,
+        description="Answer thumbnail requests with a 307 to a presigned URL instead of the bytes.",
+    )
+    orphan_after_s: float = Field(
+        3600.0,
+        gt=0,
+        description=(
+            "Age after which an artifact prefix without a manifest (a run that died while "
+            "publishing) is deleted by the retention sweep."
+        ),
+    )
     log_level: str = Field("info", description="Log level of the service processes.")
+
+    @field_validator("storage_url")
+    @classmethod
+    def _known_storage_url(cls, value: str | None) -> str | None:
+        if value is not None and (not value.startswith("s3://") or value == "s3://"):
+            raise ValueError("storage_url must be unset (the data folder) or s3://bucket/prefix")
+        return value
 
     @field_validator("log_level")
     @classmethod
@@ -209,3 +262,8 @@ class Settings(BaseSettings):
     def artifacts_dir(self) -> Path:
         """Root of the Hive-partitioned artifact tree."""
         return self.data_dir / "artifacts"
+
+    @property
+    def work_root(self) -> Path:
+        """Where running runs keep their work folders (worker-local, never shared)."""
+        return self.work_dir or self.data_dir / "work"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from api.schemas.ask import AskAnswer
 from ask.engine import Phraser, answer_question
 from ask.world import WorldCache
@@ -36,8 +34,8 @@ def ask_about(
     if asked_today >= limits.asks_per_day:  # before any work; recording checks it atomically
         raise refuse("asks_per_day", limits.asks_per_day, asked_today)
     videos, runs = VideoStore(catalog), RunStore(catalog)
-    run = newest_run(videos, runs, tenant.tenant_id, video_id)
-    world = worlds.get(Path(run.artifacts_path or ""), video_id, run.run_id)
+    run = newest_run(videos, runs, worlds.reader, tenant.tenant_id, video_id)
+    world = worlds.get(run.artifacts_path or "", video_id, run.run_id)
     answer = answer_question(world, question, phraser)
     document = answer.as_dict()
     ask_id = AskLog(catalog).record(

@@ -4,28 +4,32 @@
 Before any run succeeded they answer 409 ``not_ready`` with the video's state. The routes are
 plain functions: FastAPI runs them in its threadpool, where catalog and DuckDB reads belong.
 Thumbnails need the same Bearer key as everything else and are served only from a run of the
-caller's video.
+caller's video: streamed from the blob store, or, when the operator turned presigning on
+(``VES_S3_PRESIGN``), answered with a 307 to a short-lived presigned URL of the object store so
+the bytes do not pass through the API.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 
-from api.deps import RunsDep, TenantDep, VideosDep, ViewsDep
+from api.deps import ReaderDep, RunsDep, StoreDep, TenantDep, VideosDep, ViewsDep
 from api.problems import problem_responses
 from api.schemas.artifacts import EvidenceView, SceneGraph, Timeline
 from storage.artifacts import THUMBS
-from ves.errors import NotFound
+from ves.errors import BlobNotFound, NotFound, NotReady
 
 router = APIRouter(tags=["artifacts"])
 
 _THUMB_NAME = re.compile(r"^ev_[0-9a-z]+_[0-9]{1,3}\.jpg$")
 _ARTIFACT_ERRORS = problem_responses(401, 404, 409)
+_PRESIGN_EXPIRES_S = 300
+_THUMB_HEADERS = {"Cache-Control": "private"}
 
 
 @router.get(
@@ -115,16 +119,43 @@ def cost(video_id: str, tenant: TenantDep, views: ViewsDep) -> JSONResponse:
 @router.get(
     "/api/product/videos/{video_id}/runs/{run_id}/thumbs/{name}",
     summary="Evidence thumbnail",
-    description="A JPEG of an evidence frame (as linked from the evidence view).",
-    responses={200: {"content": {"image/jpeg": {}}}, **problem_responses(401, 404)},
-    response_class=FileResponse,
+    description="A JPEG of an evidence frame (as linked from the evidence view), or a 307 to a "
+    "short-lived presigned URL of it when the service runs on an object store with presigning on.",
+    responses={
+        200: {"content": {"image/jpeg": {}}},
+        307: {"description": "Fetch the JPEG from the presigned URL in `Location`."},
+        **problem_responses(401, 404),
+    },
+    response_class=StreamingResponse,
 )
 def thumbnail(
-    video_id: str, run_id: str, name: str, tenant: TenantDep, videos: VideosDep, runs: RunsDep
-) -> FileResponse:
+    video_id: str,
+    run_id: str,
+    name: str,
+    tenant: TenantDep,
+    videos: VideosDep,
+    runs: RunsDep,
+    reader: ReaderDep,
+    store: StoreDep,
+) -> Response:
     videos.get(tenant.tenant_id, video_id)  # 404 unless the caller owns the video
     run = runs.get(run_id)
-    path = Path(run.artifacts_path or "/nonexistent") / THUMBS / name
-    if run.video_id != video_id or not _THUMB_NAME.match(name) or not path.is_file():
+    if run.video_id != video_id or not _THUMB_NAME.match(name) or run.artifacts_path is None:
         raise NotFound(f"no thumbnail {name}")
-    return FileResponse(path, media_type="image/jpeg", headers={"Cache-Control": "private"})
+    try:
+        reader.verify(run.artifacts_path)  # never a frame of half a run
+        key = f"{reader.run_key(run.artifacts_path)}/{THUMBS}/{name}"
+        if (url := store.presign(key, _PRESIGN_EXPIRES_S)) and store.exists(key):
+            return RedirectResponse(url, status_code=307, headers=_THUMB_HEADERS)
+        chunks = store.iter_bytes(key)
+        first = next(chunks, b"")  # a missing object fails here, before the response starts
+    except (NotReady, BlobNotFound) as exc:
+        raise NotFound(f"no thumbnail {name}") from exc
+    return StreamingResponse(
+        _prepend(first, chunks), media_type="image/jpeg", headers=_THUMB_HEADERS
+    )
+
+
+def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    yield first
+    yield from rest

@@ -20,12 +20,13 @@ from api.operations.runs import submit_run
 from api.problems import problem_responses
 from api.schemas.onboarding import DemoCreate, DemoWorkspace
 from flows.demo_clip import CLIP_NAME, ensure_demo_clip
+from storage.blobs import open_blob_store
 from storage.catalog import Catalog
 from storage.rate_limits import RateLimit, RateLimiter
 from storage.records import Run
 from storage.runs import RunStore
 from storage.tenants import TenantStore
-from storage.uploads import StoredUpload, publish_staged, stage_copy, upload_path
+from storage.uploads import StagedUpload, publish_staged, stage_copy, upload_key
 from storage.videos import NewVideo, VideoStore
 from tasks.options import RunOptions
 from ves.plans import PlanLimits
@@ -146,7 +147,7 @@ def _workspace_name(name: str | None) -> str:
 
 
 def _store_demo_video(
-    settings: Settings, catalog: Catalog, tenant_id: str, staged: StoredUpload, limits: PlanLimits
+    settings: Settings, catalog: Catalog, tenant_id: str, staged: StagedUpload, limits: PlanLimits
 ) -> str:
     """Register the demo as an uploaded recording and publish its bytes; return its id."""
     videos = VideoStore(catalog)
@@ -157,9 +158,9 @@ def _store_demo_video(
         "sha256": staged.sha256,
     }
     video = videos.create(NewVideo(tenant_id, DEMO_TITLE, "upload", None, upload), limits)
-    dest = upload_path(settings.uploads_dir, tenant_id, video.video_id, CLIP_NAME)
-    stored = publish_staged(staged, dest)
+    key = upload_key(tenant_id, video.video_id, CLIP_NAME)
+    stored = publish_staged(staged, open_blob_store(settings), key)
     videos.complete_upload(
-        tenant_id, video.video_id, path=str(stored.path), sha256=stored.sha256, size=stored.size
+        tenant_id, video.video_id, path=stored.key, sha256=stored.sha256, size=stored.size
     )
     return video.video_id

@@ -7,11 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, status
 from starlette.concurrency import run_in_threadpool
 
-from api.deps import SettingsDep, TenantDep, VideosDep
+from api.deps import SettingsDep, StoreDep, TenantDep, VideosDep
 from api.operations.videos import list_page, register_video
 from api.problems import problem_responses
 from api.schemas.videos import VideoCreate, VideoPublic, VideosPublic
-from storage.uploads import UploadExpectation, store_upload, upload_path
+from storage.uploads import UploadExpectation, store_upload, upload_key
 from ves.errors import (
     Conflict,
     UnsupportedMediaType,
@@ -53,7 +53,12 @@ def add_video(
     responses=problem_responses(401, 404, 409, 413, 415, 422),
 )
 async def upload_content(
-    video_id: str, request: Request, tenant: TenantDep, videos: VideosDep, settings: SettingsDep
+    video_id: str,
+    request: Request,
+    tenant: TenantDep,
+    videos: VideosDep,
+    settings: SettingsDep,
+    store: StoreDep,
 ) -> VideoPublic:
     video = await run_in_threadpool(videos.get, tenant.tenant_id, video_id)
     if video.state != "awaiting_upload" or video.upload is None:
@@ -61,24 +66,24 @@ async def upload_content(
     content_type = request.headers.get("content-type", "application/octet-stream").lower()
     if not content_type.startswith(_UPLOAD_MEDIA):
         raise UnsupportedMediaType("send the bytes as video/* or application/octet-stream")
-    dest = upload_path(settings.uploads_dir, tenant.tenant_id, video_id, video.upload["filename"])
+    key = upload_key(tenant.tenant_id, video_id, video.upload["filename"])
     expect = UploadExpectation(
         size=video.upload["size_bytes"],
         sha256=video.upload.get("sha256"),
         limit=settings.max_upload_bytes,
     )
-    stored = await store_upload(request.stream(), dest, expect)
+    stored = await store_upload(request.stream(), store, key, expect, settings.uploads_dir)
     try:
         done = await run_in_threadpool(
             videos.complete_upload,
             tenant.tenant_id,
             video_id,
-            path=str(stored.path),
+            path=stored.key,
             sha256=stored.sha256,
             size=stored.size,
         )
     except Conflict:
-        stored.path.unlink(missing_ok=True)
+        await run_in_threadpool(store.delete, stored.key)
         raise
     return VideoPublic.from_video(done)
 

@@ -1,7 +1,8 @@
 """Stage 1, decode: bring the source next to the worker, hash it, probe it, enforce the bounds.
 
 URL sources are downloaded with the SSRF-guarded client (bounded bytes and time); HLS streams are
-fetched segment by segment (see ``tasks.decode.hls``); uploads are already on disk. Then PyAV probes
+fetched segment by segment (see ``tasks.decode.hls``); uploads are read in place from the local
+store, or downloaded into the run's scratch from an object store. Then PyAV probes
 the file: a source without a video stream, a still image, or larger than allowed fails here, with a
 message a user can act on, before any frame is decoded.
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import av
 import av.container
@@ -21,9 +22,10 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
 from storage.artifacts import sha256_file
+from storage.blobs import BlobStore, open_blob_store
 from tasks.context import RunContext, SourceRef
 from tasks.decode.hls import HlsLimits, fetch_hls
-from ves.errors import LimitExceeded, SourceInvalid
+from ves.errors import BlobNotFound, LimitExceeded, SourceInvalid
 from ves.netguard import download
 from ves.settings import Settings
 
@@ -67,14 +69,14 @@ def _reason(exc: Exception) -> str:
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
-def acquire_source(ref: SourceRef, scratch: Path, settings: Settings) -> tuple[Path, str, int]:
+def acquire_source(
+    ref: SourceRef, scratch: Path, settings: Settings, store: BlobStore | None = None
+) -> tuple[Path, str, int]:
     """The source as a local file, with its sha256 and size."""
     if ref.kind == "upload":
-        if ref.path is None or not Path(ref.path).is_file():
-            raise SourceInvalid("the uploaded recording is missing; upload it again")
-        path = Path(ref.path)
-        # The upload was hashed and verified as it arrived and published atomically; hashing
-        # gigabytes again here would double the stage's I/O for nothing.
+        path = _local_upload(ref, scratch, store or open_blob_store(settings))
+        # The upload was hashed and verified as it arrived and stored whole; hashing gigabytes
+        # again here would double the stage's I/O for nothing.
         return path, ref.sha256 or sha256_file(path), path.stat().st_size
     assert ref.url is not None
     if ref.kind == "hls":
@@ -88,6 +90,26 @@ def acquire_source(ref: SourceRef, scratch: Path, settings: Settings) -> tuple[P
             max_bytes=settings.max_source_bytes,
         )
     return fetched.path, fetched.sha256, fetched.size
+
+
+def _local_upload(ref: SourceRef, scratch: Path, store: BlobStore) -> Path:
+    """An uploaded source on this machine: read in place from the local store (or, for videos
+    uploaded before the store, from the path recorded then), else downloaded into scratch."""
+    missing = SourceInvalid("the uploaded recording is missing; upload it again")
+    if not ref.path:
+        raise missing
+    key = store.key_of(ref.path)  # None: a path recorded before the store (absolute, local)
+    local = Path(ref.path) if key is None else store.local_path(key)
+    if local is None and key is not None:
+        dest = scratch / f"source{PurePosixPath(key).suffix}"
+        try:
+            store.download(key, dest)
+        except BlobNotFound as exc:
+            raise missing from exc
+        return dest
+    if local is None or not local.is_file():
+        raise missing
+    return local
 
 
 def _hls_limits(settings: Settings) -> HlsLimits:
@@ -130,9 +152,11 @@ def _duration(container: av.container.InputContainer, stream: av.VideoStream) ->
     return None
 
 
-def decode_source(ref: SourceRef, scratch: Path, settings: Settings) -> SourceInfo:
+def decode_source(
+    ref: SourceRef, scratch: Path, settings: Settings, store: BlobStore | None = None
+) -> SourceInfo:
     """Acquire, hash and probe the source (the pure core of the decode stage)."""
-    path, digest, size = acquire_source(ref, scratch, settings)
+    path, digest, size = acquire_source(ref, scratch, settings, store)
     duration, width, height, fps, codec, fmt = probe_video(path, settings)
     return SourceInfo(str(path), digest, size, duration, width, height, fps, codec, fmt)
 
@@ -141,7 +165,7 @@ def decode_source(ref: SourceRef, scratch: Path, settings: Settings) -> SourceIn
 def decode_task(ctx: RunContext) -> SourceInfo:
     """Fetch and probe the run's source (retried once: networks fail transiently)."""
     ctx.report("decode")
-    info = decode_source(ctx.source, ctx.layout.scratch_dir, ctx.settings)
+    info = decode_source(ctx.source, ctx.layout.scratch_dir, ctx.settings, ctx.store)
     get_run_logger().info(
         "source %s: %d bytes, %dx%d %s at %.2f fps, %s s, sha256 %s",
         ctx.source.kind,

@@ -8,13 +8,13 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from api.app import create_app
+from storage.blobs import open_blob_store
 from storage.catalog import Catalog
 from storage.records import Run
 from storage.runs import RunStore
@@ -208,8 +208,9 @@ def test_counters_equal_the_actions_of_a_run_that_succeeded(
     ]
     assert [a.status_code for a in asked] == [200, 200]
     run = RunStore(catalog).get(run_id)
-    cost = json.loads((Path(run.artifacts_path or "") / "cost.json").read_text())
-    kept = sum(p.stat().st_size for p in Path(run.artifacts_path or "").rglob("*") if p.is_file())
+    store = open_blob_store(settings)
+    cost = json.loads(store.get_bytes(f"{run.artifacts_path}/cost.json"))
+    kept = sum(blob.size for blob in store.list(run.artifacts_path or ""))
     state = _state(client)["usage"]
     assert (state["videos"], state["executions"], state["asks"]) == (1, 1, 2)
     assert state["processed_s"] == pytest.approx(cost["processed_s"], abs=1e-3)

@@ -63,7 +63,7 @@ def process_scene(spec: SceneSpec, root: Path) -> Processed:
         published = process_video(ProcessVideoParams(run_id=run_id))
     finished = RunStore(catalog).get(run_id)
     assert finished.state == "succeeded", finished.error_message
-    reader, run_dir = ArtifactReader(), Path(published)
+    reader, run_dir = ArtifactReader(), settings.data_dir / published  # a local store key
     evidence = {
         row["evidence_id"]: (row["start_s"], row["end_s"])
         for row in reader.rows(run_dir, "evidence")

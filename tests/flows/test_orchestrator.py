@@ -118,7 +118,7 @@ def set_up(catalog: Catalog, settings: Settings, tenant_id: str, case: Case) -> 
                 "id": run.run_id,
             },
         )
-    layout = RunLayout(settings.data_dir, tenant_id, video.video_id, run.run_id)
+    layout = RunLayout(settings.work_root, tenant_id, video.video_id, run.run_id)
     layout.prepare()
     (layout.scratch_dir / "source.bin").write_bytes(b"partial download")
     return runs.get(run.run_id)
@@ -130,7 +130,7 @@ def acme(tenants: TenantStore) -> str:
 
 
 def work_dir(settings: Settings, run: Run) -> Path:
-    return RunLayout(settings.data_dir, run.tenant_id, run.video_id, run.run_id).work_dir
+    return RunLayout(settings.work_root, run.tenant_id, run.video_id, run.run_id).work_dir
 
 
 def test_reap_fails_exactly_the_stopped_runs(

@@ -11,19 +11,26 @@ from typing import Any
 import pytest
 
 from flows.process_video import ProcessVideoParams, process_video
+from storage.blobs import BlobStore, open_blob_store
 from storage.catalog import Catalog
 from storage.reads import ArtifactReader
 from storage.runs import RunStore
 from storage.spans import canonical_sha256, span_document
 from tests.flows.conftest import QueueRun
+from ves.settings import Settings
 from ves.synthetic import GroundTruth
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def reader() -> ArtifactReader:
-    return ArtifactReader()
+@pytest.fixture
+def store(settings: Settings) -> BlobStore:
+    return open_blob_store(settings)
+
+
+@pytest.fixture
+def reader(store: BlobStore) -> ArtifactReader:
+    return ArtifactReader(store)
 
 
 @pytest.fixture
@@ -36,7 +43,7 @@ def lobby_run(
     finished = RunStore(catalog).get(run.run_id)
     assert finished.state == "succeeded", finished.error_message
     assert finished.artifacts_path == published
-    return Path(published), truth, run.video_id
+    return Path(published), truth, run.video_id  # the run's key in the store
 
 
 def _objects(reader: ArtifactReader, run_dir: Path) -> list[dict[str, Any]]:
@@ -136,16 +143,16 @@ def test_every_citation_exists_and_every_span_verifies(
         document = span_document(span, video_id, run_id)
         assert canonical_sha256(document) == span["sha256"]
         for frame in span["frames"]:
-            data = (run_dir / frame["thumbnail"]).read_bytes()
+            data = reader.store.get_bytes(f"{run_dir.as_posix()}/{frame['thumbnail']}")
             assert data[:2] == b"\xff\xd8"  # a JPEG
             assert hashlib.sha256(data).hexdigest() == frame["sha256"]
 
 
 def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
-    lobby_run: tuple[Path, GroundTruth, str], reader: ArtifactReader
+    lobby_run: tuple[Path, GroundTruth, str], reader: ArtifactReader, settings: Settings
 ) -> None:
     run_dir, truth, _ = lobby_run
-    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest = reader.document(run_dir, "manifest.json")
     names = {f["name"] for f in manifest["files"]}
     for table in (
         "frames",
@@ -178,4 +185,4 @@ def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
         "evidence",
     }
     run_id = run_dir.name.removeprefix("run=")
-    assert not (run_dir.parents[3] / "work" / run_id).exists()  # scratch is gone
+    assert not (settings.work_root / run_id).exists()  # scratch is gone

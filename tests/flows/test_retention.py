@@ -19,6 +19,7 @@ from cli.supervisor import PROJECT_DIR
 from flows.orchestrator import WORK_POOL
 from flows.process_video import ProcessVideoParams, process_video
 from flows.retention import RetentionSweepParams, retention_sweep
+from storage.blobs import open_blob_store
 from storage.catalog import Catalog
 from storage.runs import RunStore
 from storage.tenants import TenantStore
@@ -39,10 +40,11 @@ def test_the_lobby_is_kept_until_its_stated_expiry_then_deleted_with_its_records
     catalog: Catalog,
 ) -> None:
     queued = queue_upload_run(lobby[0])
-    published = Path(process_video(ProcessVideoParams(run_id=queued.run_id)))
+    published = process_video(ProcessVideoParams(run_id=queued.run_id))
+    store = open_blob_store(settings)
     runs, videos, usage = RunStore(catalog), VideoStore(catalog), UsageStore(catalog)
     run = runs.get(queued.run_id)
-    retention = json.loads((published / "cost.json").read_text())["retention"]
+    retention = json.loads(store.get_bytes(f"{published}/cost.json"))["retention"]
     stated = datetime.fromisoformat(retention["expires_at"])
     due = datetime.fromisoformat(run.finished_at or "") + timedelta(days=retention["days"])
     assert retention["days"] == settings.plan("sandbox").retention_days == 7
@@ -51,17 +53,17 @@ def test_the_lobby_is_kept_until_its_stated_expiry_then_deleted_with_its_records
 
     early = sweep_retention(settings, catalog, stated - timedelta(seconds=1))
 
-    assert early.swept == () and published.is_dir()
+    assert early.swept == () and store.exists(f"{published}/manifest.json")
     assert videos.get(run.tenant_id, run.video_id).state == "succeeded"
 
     late = sweep_retention(settings, catalog, due + timedelta(seconds=1))
 
     assert [s.run.run_id for s in late.swept] == [run.run_id]
     assert late.swept[0].freed_bytes == run.artifacts_bytes and late.swept[0].video_expired
-    assert not published.exists()
+    assert store.list(published) == []
     kept = runs.get(run.run_id)
     assert kept.state == "succeeded" and kept.expired_at is not None
-    assert kept.artifacts_path == str(published)
+    assert kept.artifacts_path == published
     assert videos.get(run.tenant_id, run.video_id).state == "expired"
     assert runs.latest_succeeded(run.tenant_id, run.video_id) is None
     assert usage.value(run.tenant_id, ALL, "storage_bytes") == 0
@@ -75,18 +77,19 @@ def test_the_retention_sweep_flow_deletes_what_is_due(
 ) -> None:
     monkeypatch.setenv("VES_DATA_DIR", str(settings.data_dir))  # the flow reads its settings
     acme = tenants.create_tenant("acme").tenant_id
-    old = published_run(catalog, settings.data_dir, acme, new_video(catalog, acme), days_ago=8)
-    young = published_run(catalog, settings.data_dir, acme, new_video(catalog, acme), days_ago=1)
+    store = open_blob_store(settings)
+    old = published_run(catalog, store, acme, new_video(catalog, acme), days_ago=8)
+    young = published_run(catalog, store, acme, new_video(catalog, acme), days_ago=1)
 
     preview = retention_sweep(RetentionSweepParams(dry_run=True))
-    assert preview["expired_runs"] == [old.run_id] and Path(old.artifacts_path or "").is_dir()
+    assert preview["expired_runs"] == [old.run_id] and store.list(old.artifacts_path or "")
 
     result = retention_sweep()
 
     assert result["expired_runs"] == [old.run_id] and result["freed_bytes"] == 1000
     assert result["expired_videos"] == [old.video_id]
-    assert not Path(old.artifacts_path or "").exists()
-    assert Path(young.artifacts_path or "").is_dir()
+    assert store.list(old.artifacts_path or "") == []
+    assert store.list(young.artifacts_path or "")
 
 
 def _deployment(name: str) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Uploads are all-or-nothing: the declared bytes in place, or no file at all."""
+"""Uploads are all-or-nothing: the declared bytes in the store, or no object and no file at all
+(on the local folder and on S3)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from storage.blobs import BlobStore, LocalBlobStore
 from storage.uploads import (
     UploadExpectation,
     publish_staged,
     stage_copy,
     store_upload,
-    upload_path,
+    upload_key,
 )
 from ves.errors import PayloadTooLarge, ValidationFailed
 
@@ -26,17 +28,27 @@ async def _chunks(data: bytes, size: int = 4096) -> AsyncIterator[bytes]:
         yield data[start : start + size]
 
 
-def _store(data: bytes, dest: Path, expect: UploadExpectation):  # type: ignore[no-untyped-def]
-    return asyncio.run(store_upload(_chunks(data), dest, expect))
+KEY = "uploads/tenant=t/video=v/source.mp4"
 
 
-def test_matching_bytes_are_published(tmp_path: Path) -> None:
-    dest = tmp_path / "v" / "source.mp4"
+@pytest.fixture
+def store(any_store: BlobStore) -> BlobStore:
+    return any_store
+
+
+def _store(data: bytes, store: BlobStore, staging: Path, expect: UploadExpectation):  # type: ignore[no-untyped-def]
+    return asyncio.run(store_upload(_chunks(data), store, KEY, expect, staging))
+
+
+def test_matching_bytes_are_published(store: BlobStore, tmp_path: Path) -> None:
     digest = hashlib.sha256(PAYLOAD).hexdigest()
-    stored = _store(PAYLOAD, dest, UploadExpectation(len(PAYLOAD), digest.upper(), 10**9))
-    assert dest.read_bytes() == PAYLOAD
-    assert (stored.sha256, stored.size) == (digest, len(PAYLOAD))
-    assert list(dest.parent.iterdir()) == [dest]
+    staging = tmp_path / "staging"
+    expect = UploadExpectation(len(PAYLOAD), digest.upper(), 10**9)
+    stored = _store(PAYLOAD, store, staging, expect)
+    assert store.get_bytes(KEY) == PAYLOAD
+    assert (stored.key, stored.sha256, stored.size) == (KEY, digest, len(PAYLOAD))
+    assert [b.key for b in store.list("uploads")] == [KEY]
+    assert list(staging.iterdir()) == []
 
 
 @pytest.mark.parametrize(
@@ -50,20 +62,24 @@ def test_matching_bytes_are_published(tmp_path: Path) -> None:
     ids=["short", "long", "wrong-sha", "over-limit"],
 )
 def test_mismatches_leave_no_file(
-    tmp_path: Path, data: bytes, expect: UploadExpectation, error: type[Exception]
+    store: BlobStore,
+    tmp_path: Path,
+    data: bytes,
+    expect: UploadExpectation,
+    error: type[Exception],
 ) -> None:
-    dest = tmp_path / "v" / "source.mp4"
+    staging = tmp_path / "staging"
     with pytest.raises(error):
-        _store(data, dest, expect)
-    assert list(dest.parent.iterdir()) == []
+        _store(data, store, staging, expect)
+    assert store.list("uploads") == [] and list(staging.iterdir()) == []
 
 
-def test_upload_paths_are_unique_and_keep_only_safe_suffixes(tmp_path: Path) -> None:
-    first = upload_path(tmp_path, "ten_a", "vid_b", "clip.MP4")
-    second = upload_path(tmp_path, "ten_a", "vid_b", "clip.mp4")
-    assert first != second and first.suffix == ".mp4"
-    assert first.parent == tmp_path / "tenant=ten_a" / "video=vid_b"
-    assert upload_path(tmp_path, "t", "v", "../../evil.sh;rm").suffix == ".bin"
+def test_upload_keys_are_unique_and_keep_only_safe_suffixes() -> None:
+    first = upload_key("ten_a", "vid_b", "clip.MP4")
+    second = upload_key("ten_a", "vid_b", "clip.mp4")
+    assert first != second and first.endswith(".mp4")
+    assert first.startswith("uploads/tenant=ten_a/video=vid_b/source-")
+    assert upload_key("t", "v", "../../evil.sh;rm").endswith(".bin")
 
 
 def test_a_staged_copy_is_hashed_then_published_as_a_hard_link(tmp_path: Path) -> None:
@@ -72,9 +88,10 @@ def test_a_staged_copy_is_hashed_then_published_as_a_hard_link(tmp_path: Path) -
     source.write_bytes(PAYLOAD)
     staged = stage_copy(source, tmp_path / "uploads")
     source.unlink()  # the cache may be replaced meanwhile; the staged copy keeps its bytes
-    dest = upload_path(tmp_path / "uploads", "ten_x", "vid_y", "demo.mp4")
-    stored = publish_staged(staged, dest)
-    assert stored.path == dest and dest.read_bytes() == PAYLOAD
+    store = LocalBlobStore(tmp_path)
+    key = upload_key("ten_x", "vid_y", "demo.mp4")
+    stored = publish_staged(staged, store, key)
+    assert stored.key == key and store.local_path(key).read_bytes() == PAYLOAD
     assert (stored.sha256, stored.size) == (hashlib.sha256(PAYLOAD).hexdigest(), len(PAYLOAD))
     assert not staged.path.exists()
 
