@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from cli.sql_shell import FORMATS, print_result, prompt
-from cli.supervisor import prefect_env, serve
+from cli.supervisor import prefect_env, serve, work
 from flows.readiness import check_readiness
 from storage.blobs import open_blob_store
 from storage.catalog import Catalog
@@ -118,10 +118,17 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     return serve(settings)
 
 
+def cmd_worker(settings: Settings, args: argparse.Namespace) -> int:
+    return work(settings)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ves", description="Video Evidence Service")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve", help="start the service").set_defaults(run=cmd_serve)
+    commands.add_parser(
+        "worker", help="start one more worker (PREFECT_API_URL names the Prefect server)"
+    ).set_defaults(run=cmd_worker)
     commands.add_parser(
         "status", help="is every part the service needs working? (what /readyz says)"
     ).set_defaults(run=cmd_status)

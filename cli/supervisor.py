@@ -280,7 +280,9 @@ def work(settings: Settings) -> int:
     if not os.environ.get("PREFECT_API_URL"):
         print("error: set PREFECT_API_URL to the Prefect server's API", file=sys.stderr)
         return 2
-    child = worker_child(settings, {"PREFECT_API_URL": os.environ["PREFECT_API_URL"]})
+    home = str((settings.data_dir / "prefect").resolve())  # this worker's own, never shared
+    env = {"PREFECT_API_URL": os.environ["PREFECT_API_URL"], "PREFECT_HOME": home}
+    child = worker_child(settings, env)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         _start(child, settings.data_dir / "logs")

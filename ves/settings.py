@@ -57,8 +57,28 @@ class Settings(BaseSettings):
         2 * GiB, gt=0, description="Largest uploaded recording accepted (413 above)."
     )
     prefect_port: int = Field(4200, ge=1, le=65535, description="Port of the local Prefect server.")
+    prefect_host: str = Field(
+        "127.0.0.1",
+        description="Address the local Prefect server listens on (`0.0.0.0` to let workers on "
+        "other machines reach it).",
+    )
+    prefect_database_url: str | None = Field(
+        None,
+        description="Database of the local Prefect server: unset for SQLite in the data folder, or "
+        "`postgresql+asyncpg://user:password@host/db` (Prefect's advice beyond one machine).",
+    )
+    local_worker: bool = Field(
+        True, description="`ves serve` also starts a worker here (false: workers run elsewhere)."
+    )
     worker_limit: int = Field(
         2, ge=1, le=64, description="Runs one local worker processes at once (2 cores: 2)."
+    )
+    max_queued_runs: int = Field(
+        20,
+        ge=1,
+        le=10_000,
+        description="Runs one tenant may have waiting in line (beyond its plan's concurrent_runs);"
+        " one more is refused with 429 and Retry-After.",
     )
     # Processing bounds and defaults.
     sample_fps: float = Field(5.0, gt=0, le=30, description="Frames analysed per second of video.")
