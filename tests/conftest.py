@@ -81,10 +81,7 @@ def storage_overrides(
         return {}
     if TEST_STORAGE != "s3":
         pytest.fail(f"VES_TEST_STORAGE must be local or s3, not {TEST_STORAGE!r}")
-    server = request.getfixturevalue("s3_server")
-    overrides: dict[str, str] = server.settings_overrides(server.create_bucket())
-    for name, value in overrides.items():
-        monkeypatch.setenv(f"VES_{name.upper()}", value)
+    overrides: dict[str, str] = request.getfixturevalue("s3_server").use_fresh_bucket(monkeypatch)
     return overrides
 
 
