@@ -21,6 +21,7 @@ from storage.tenants import TenantStore
 from tests.fixtures.hls import write_hls
 from tests.fixtures.live_server import serve_app
 from tests.fixtures.media_server import MediaServer
+from tests.fixtures.settings_env import export_settings
 from ves.errors import Unavailable
 from ves.settings import Settings
 from ves.synthetic import SceneSpec, lobby_scene, write_video
@@ -83,7 +84,7 @@ def processing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[Any]:
     """``processing("acme")``: a client of that tenant on an API whose runs really process."""
-    monkeypatch.setenv("VES_DATA_DIR", str(settings.data_dir))
+    export_settings(monkeypatch, settings)
     monkeypatch.setenv("VES_ALLOW_PRIVATE_SOURCES", "true")
     tenants = TenantStore(catalog)
     with serve_app(create_app(settings, catalog, submitter)) as url:

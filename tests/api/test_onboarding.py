@@ -30,6 +30,7 @@ from storage.tenants import TenantStore
 from storage.videos import VideoStore
 from tests.api.conftest import InlineSubmitter, _wait
 from tests.fixtures.live_server import serve_app
+from tests.fixtures.settings_env import export_settings
 from ves.settings import Settings
 from ves.synthetic import GroundTruth, SceneSpec, write_video
 
@@ -75,7 +76,7 @@ def inline(
     prefect_harness: None, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[InlineSubmitter]:
     """A submitter that really processes, with the flow reading this test's data folder."""
-    monkeypatch.setenv("VES_DATA_DIR", str(settings.data_dir))
+    export_settings(monkeypatch, settings)
     submitter = InlineSubmitter()
     yield submitter
     for thread in submitter.threads:

@@ -15,6 +15,7 @@ from storage.reads import ArtifactReader
 from storage.runs import RunStore
 from storage.tenants import TenantStore
 from storage.videos import NewVideo, VideoStore
+from tests.fixtures.settings_env import export_settings
 from tests.tasks.detect.test_ocr import two_signs
 from ves.settings import Settings
 from ves.synthetic import GroundTruth, SceneSpec, ground_truth, lobby_scene, write_video
@@ -58,7 +59,7 @@ def process_scene(spec: SceneSpec, root: Path) -> Processed:
     assert truth == ground_truth(spec)
     run_id, video_id = _queue_upload(catalog, path)
     with pytest.MonkeyPatch.context() as env:
-        env.setenv("VES_DATA_DIR", str(settings.data_dir))
+        export_settings(env, settings)
         env.setenv("VES_ALLOW_PRIVATE_SOURCES", "true")
         published = process_video(ProcessVideoParams(run_id=run_id))
     finished = RunStore(catalog).get(run_id)

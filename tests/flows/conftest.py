@@ -13,6 +13,7 @@ from storage.records import Run
 from storage.runs import RunStore
 from storage.tenants import TenantStore
 from storage.videos import NewVideo, VideoStore
+from tests.fixtures.settings_env import export_settings
 from ves.settings import Settings
 from ves.synthetic import GroundTruth, lobby_scene, write_video
 
@@ -39,7 +40,7 @@ def queue_upload_run(
 
     The flow reads its settings from the environment, as a worker's flow does.
     """
-    monkeypatch.setenv("VES_DATA_DIR", str(settings.data_dir))
+    export_settings(monkeypatch, settings)
     monkeypatch.setenv("VES_ALLOW_PRIVATE_SOURCES", "true")
     tenants = TenantStore(catalog)
     tenant = tenants.find_tenant("acme") or tenants.create_tenant("acme")

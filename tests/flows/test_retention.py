@@ -27,6 +27,7 @@ from storage.usage import ALL, UsageStore, month_of
 from storage.videos import VideoStore
 from tasks.retention import sweep_retention
 from tests.fixtures.published import new_video, published_run
+from tests.fixtures.settings_env import export_settings
 from tests.flows.conftest import QueueRun
 from ves.settings import Settings
 from ves.synthetic import GroundTruth
@@ -75,7 +76,7 @@ def test_the_lobby_is_kept_until_its_stated_expiry_then_deleted_with_its_records
 def test_the_retention_sweep_flow_deletes_what_is_due(
     settings: Settings, catalog: Catalog, tenants: TenantStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("VES_DATA_DIR", str(settings.data_dir))  # the flow reads its settings
+    export_settings(monkeypatch, settings)  # the flow reads its settings
     acme = tenants.create_tenant("acme").tenant_id
     store = open_blob_store(settings)
     old = published_run(catalog, store, acme, new_video(catalog, acme), days_ago=8)
