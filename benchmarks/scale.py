@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -78,10 +79,28 @@ def clip(seconds: int) -> Path:
     return path
 
 
-def _cpu_s(pids: list[int]) -> float:
-    """User + system CPU of ``pids`` and of their waited-for children (the flow runs)."""
+def _tree(pid: int) -> list[int]:
+    """``pid`` and every live process below it."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(stat.parent.name))
+    found, pending = [pid], [pid]
+    while pending:
+        for child in children.get(pending.pop(), []):
+            found.append(child)
+            pending.append(child)
+    return found
+
+
+def _cpu_s(roots: list[int]) -> float:
+    """CPU (user + system) used by the process trees under ``roots``: each live process's own
+    time plus that of its children that ended (the flow runs), so each is counted once."""
     total = 0
-    for pid in pids:
+    for pid in (p for root in roots for p in _tree(root)):
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
@@ -153,7 +172,12 @@ def run_config(
     return Result(name, wall, videos, cpu, waits)
 
 
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(143)  # unwinds the ExitStack: every server and worker is stopped
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--videos", type=int, default=8)
     parser.add_argument("--seconds", type=int, default=60)

@@ -7,7 +7,10 @@ Fair queues are Prefect's own: every tenant has a work queue ``tenant-<tenant_id
 whose concurrency limit is its plan's ``concurrent_runs``. Prefect's server hands a worker a run
 from a queue only while that queue has a free slot, so a tenant's runs beyond its limit wait
 ``SCHEDULED`` (the catalog says ``queued``) and never stand in front of another tenant's runs:
-workers poll every queue of the pool, and a queue at its limit offers them nothing.
+workers poll every queue of the pool, and a queue at its limit offers them nothing. Among queues
+with a free slot Prefect serves the lowest priority number first; a run that starts moves its
+tenant's queue to the back (``serve_tenant_last``), so when workers are the bottleneck tenants
+take turns (least recently served first) instead of the oldest queue winning every slot.
 
 The reaper asks two questions on a timer (and at start-up): has a running run stopped beating?
 did Prefect see its flow run crash, fail or get cancelled? Either way the run ends ``failed``
@@ -144,6 +147,27 @@ class PrefectSubmitter:
                 )
         except (PrefectException, httpx.HTTPError, RuntimeError, ValueError) as exc:
             log.warning("could not mark flow run %s crashed: %s", flow_run_id, exc)
+
+
+def serve_tenant_last(tenant_id: str) -> None:
+    """Give the tenant's queue the back place in the pool's priorities (a run of it started).
+
+    Best effort: a run never fails over its queue's place; a run started outside a tenant queue
+    (tests run flows in-process) has none to move.
+    """
+    try:
+        with get_client(sync_client=True) as client:
+            queue = client.read_work_queue_by_name(
+                tenant_queue(tenant_id), work_pool_name=WORK_POOL
+            )
+            # One past the highest: Prefect then moves nobody else (a priority some other queue
+            # holds makes Prefect 3.8 renumber the others, and it can leave two queues tied).
+            queues = client.read_work_queues(work_pool_name=WORK_POOL)
+            highest = max(q.priority for q in queues)
+            if queue.priority != highest or sum(q.priority == highest for q in queues) > 1:
+                client.update_work_queue(queue.id, priority=highest + 1)
+    except (PrefectException, httpx.HTTPError, RuntimeError) as exc:
+        log.info("tenant queue of %s keeps its place: %s", tenant_id, exc)
 
 
 async def reap(settings: Settings, runs: RunStore, submitter: Submitter) -> list[str]:

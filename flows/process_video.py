@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from prefect import flow, get_run_logger
 from pydantic import BaseModel
 
+from flows.orchestrator import serve_tenant_last
 from flows.reporting import publish_prefect_artifacts
 from storage.artifacts import discard_run, publish, published_bytes
 from storage.runs import RunFailure
@@ -100,6 +101,7 @@ def process_video(params: ProcessVideoParams) -> str:
     if not ctx.runs.start(ctx.run_id):
         logger.warning("run %s is no longer queued; nothing to do", ctx.run_id)
         return "skipped"
+    serve_tenant_last(ctx.tenant_id)  # the tenant's turn is taken: others go first next time
     ctx.layout.prepare()
     store = ctx.store
     try:

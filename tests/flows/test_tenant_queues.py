@@ -13,7 +13,7 @@ import pytest
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.actions import WorkPoolCreate
 
-from flows.orchestrator import WORK_POOL, PrefectSubmitter, tenant_queue
+from flows.orchestrator import WORK_POOL, PrefectSubmitter, serve_tenant_last, tenant_queue
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +66,24 @@ def test_two_processes_creating_the_same_queue_at_once_end_with_one(pool: None) 
 
     assert asyncio.run(queues()) == [name]
     assert asyncio.run(_limit_of(name)) == 3
+
+
+async def _priorities(names: list[str]) -> list[int]:
+    async with get_client() as client:
+        found = await client.read_work_queues(work_pool_name=WORK_POOL)
+    return [q.priority for name in names for q in found if q.name == name]
+
+
+def test_a_tenant_whose_run_started_goes_to_the_back_so_tenants_take_turns(pool: None) -> None:
+    names = [tenant_queue(t) for t in ("ten_first", "ten_second")]
+    for name in names:
+        asyncio.run(_ensure(PrefectSubmitter(), name, 2))
+    first, second = asyncio.run(_priorities(names))
+    assert first < second  # made first, served first
+    serve_tenant_last("ten_first")  # a run of the first tenant started
+    first, second = asyncio.run(_priorities(names))
+    assert second < first
+    serve_tenant_last("ten_second")
+    first, second = asyncio.run(_priorities(names))
+    assert first < second
+    serve_tenant_last("ten_without_a_queue")  # nothing to move; never an error
