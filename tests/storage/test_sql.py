@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -20,6 +20,7 @@ import pytest
 from storage.schemas import ARTIFACTS, SCHEMA_VERSION, doc_of
 from storage.sql import PARTITIONS, RUNS, analyst_connection, render_docs, run_query, view_names
 from tests.fixtures.analyst_runs import PUBLISHED_EVENT_COUNTS, build_tree
+from tests.fixtures.s3 import ACCESS_KEY, REGION, SECRET_KEY, S3Server
 from ves.errors import InvalidRequest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "artifacts.md"
@@ -37,18 +38,16 @@ def _on_subtree(data_dir: Path) -> duckdb.DuckDBPyConnection:
 
 
 @pytest.fixture(scope="module")
-def s3() -> Iterator[pafs.S3FileSystem]:
-    """A client of moto's S3 server (started here; a failure to start fails, never skips)."""
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    keys = {"access_key": "testing", "secret_key": "testing", "region": "us-east-1"}
-    yield pafs.S3FileSystem(
-        **keys, endpoint_override=f"{host}:{port}", scheme="http", allow_bucket_creation=True
+def s3(s3_server: S3Server) -> pafs.S3FileSystem:
+    """A client of the session's S3 server (moto's; a failure to start fails, never skips)."""
+    return pafs.S3FileSystem(
+        access_key=ACCESS_KEY,
+        secret_key=SECRET_KEY,
+        region=REGION,
+        endpoint_override=s3_server.endpoint_url.removeprefix("http://"),
+        scheme="http",
+        allow_bucket_creation=True,
     )
-    server.stop()
 
 
 @pytest.fixture(params=["local", "subtree", "s3"])
