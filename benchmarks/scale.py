@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.fixtures.media_server import MediaServer
 from tests.fixtures.postgres import PostgresServer, start_postgres
-from tests.fixtures.s3 import ACCESS_KEY, REGION, SECRET_KEY, start_s3_server
+from tests.fixtures.s3 import start_s3_server
 from tests.fixtures.topology import Engines, Topology, plans_env, run_topology
 from ves.synthetic import demo_scene, scale_scene, write_video
 
@@ -188,14 +188,7 @@ def main() -> None:
     with ExitStack() as stack:
         pg = stack.enter_context(start_postgres())
         s3 = stack.enter_context(contextmanager(start_s3_server)())
-        bucket = s3.create_bucket()
-        store = {
-            "VES_STORAGE_URL": f"s3://{bucket}/ves",
-            "VES_S3_ENDPOINT_URL": s3.endpoint_url,
-            "VES_S3_REGION": REGION,
-            "VES_S3_ACCESS_KEY_ID": ACCESS_KEY,
-            "VES_S3_SECRET_ACCESS_KEY": SECRET_KEY,
-        }
+        store = s3.store_env(s3.create_bucket())
         media = stack.enter_context(MediaServer(path.parent))
         print(f"{args.videos} videos of {args.seconds} s 720p, 2 tenants, PostgreSQL + S3 (moto)")
         for name in args.configs.split(","):

@@ -247,14 +247,19 @@ def serve(settings: Settings) -> int:
             print(f"error: port {port} is in use; set VES_PORT / VES_PREFECT_PORT", file=sys.stderr)
             return 1
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    children = _children(settings)
+    return _supervise(settings, _children(settings), _banner(settings))
+
+
+def _supervise(settings: Settings, children: list[Child], banner: str) -> int:
+    """Start ``children`` in order, print ``banner``, and watch them until one exits or a signal
+    arrives; then stop them all."""
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         for child in children:
             _start(child, settings.data_dir / "logs")
             if child.name == "prefect-server":
                 apply_prefect_project(settings)
-        print(_banner(settings), flush=True)
+        print(banner, flush=True)
         return _watch(children)
     except KeyboardInterrupt:
         return 0
@@ -287,16 +292,5 @@ def work(settings: Settings) -> int:
         return 2
     home = str((settings.data_dir / "prefect").resolve())  # this worker's own, never shared
     env = {"PREFECT_API_URL": os.environ["PREFECT_API_URL"], "PREFECT_HOME": home}
-    child = worker_child(settings, env)
-    signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        _start(child, settings.data_dir / "logs")
-        print(f"worker of {WORK_POOL} polling {os.environ['PREFECT_API_URL']}", flush=True)
-        return _watch([child])
-    except KeyboardInterrupt:
-        return 0
-    except RuntimeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        _stop([child])
+    banner = f"worker of {WORK_POOL} polling {os.environ['PREFECT_API_URL']}"
+    return _supervise(settings, [worker_child(settings, env)], banner)

@@ -22,7 +22,7 @@ import pytest
 
 from tests.fixtures.media_server import MediaServer
 from tests.fixtures.postgres import PostgresServer
-from tests.fixtures.s3 import ACCESS_KEY, REGION, SECRET_KEY, S3Server
+from tests.fixtures.s3 import S3Server
 from tests.fixtures.topology import Engines, Topology, plans_env, run_topology
 from tests.test_e2e import _assert_matches_truth, _descendants, _register_upload, _wait
 from ves.synthetic import lobby_scene, scale_scene, write_video
@@ -50,14 +50,7 @@ def media(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MediaServe
 
 @pytest.fixture(scope="module")
 def engines(postgres_server: PostgresServer, s3_server: S3Server) -> Engines:
-    bucket = s3_server.create_bucket()
-    store = {
-        "VES_STORAGE_URL": f"s3://{bucket}/ves",
-        "VES_S3_ENDPOINT_URL": s3_server.endpoint_url,
-        "VES_S3_REGION": REGION,
-        "VES_S3_ACCESS_KEY_ID": ACCESS_KEY,
-        "VES_S3_SECRET_ACCESS_KEY": SECRET_KEY,
-    }
+    store = s3_server.store_env(s3_server.create_bucket())
     prefect = postgres_server.create_database().replace("+psycopg", "+asyncpg")
     return Engines(postgres_server.create_database(), prefect, store)
 
@@ -74,20 +67,14 @@ def topology(tmp_path_factory: pytest.TempPathFactory, engines: Engines) -> Iter
         yield running
 
 
-def _bucket(engines: Engines) -> tuple[pafs.S3FileSystem, str]:
-    endpoint = engines.store_env["VES_S3_ENDPOINT_URL"].removeprefix("http://")
-    s3 = pafs.S3FileSystem(
-        access_key=ACCESS_KEY,
-        secret_key=SECRET_KEY,
-        region=REGION,
-        endpoint_override=endpoint,
-        scheme="http",
-    )
-    return s3, engines.store_env["VES_STORAGE_URL"].removeprefix("s3://")
+@pytest.fixture(scope="module")
+def bucket(s3_server: S3Server, engines: Engines) -> tuple[pafs.S3FileSystem, str]:
+    """A client of the S3 server, and the bucket/prefix the topology stores in."""
+    return s3_server.filesystem(), engines.store_env["VES_STORAGE_URL"].removeprefix("s3://")
 
 
-def _objects_under(engines: Engines, prefix: str) -> list[str]:
-    s3, root = _bucket(engines)
+def _objects_under(bucket: tuple[pafs.S3FileSystem, str], prefix: str) -> list[str]:
+    s3, root = bucket
     try:
         infos = s3.get_file_info(pafs.FileSelector(f"{root}/{prefix}", recursive=True))
     except FileNotFoundError:
@@ -96,7 +83,7 @@ def _objects_under(engines: Engines, prefix: str) -> list[str]:
 
 
 def test_upload_and_url_run_on_postgres_s3_and_two_workers_and_duckdb_reads_the_bucket(
-    topology: Topology, engines: Engines, media: tuple[MediaServer, Path]
+    topology: Topology, bucket: tuple[pafs.S3FileSystem, str], media: tuple[MediaServer, Path]
 ) -> None:
     server, root = media
     client = topology.client("scaled")
@@ -104,7 +91,7 @@ def test_upload_and_url_run_on_postgres_s3_and_two_workers_and_duckdb_reads_the_
         "/api/videos/add", json={"url": server.url("lobby.mp4"), "title": "url"}
     ).json()["video_id"]
     upload_video = _register_upload(client, root / "lobby.mp4")
-    assert _objects_under(engines, "uploads"), "the upload did not land in the bucket"
+    assert _objects_under(bucket, "uploads"), "the upload did not land in the bucket"
     for video_id in (url_video, upload_video):
         assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
     events = 0
@@ -115,7 +102,7 @@ def test_upload_and_url_run_on_postgres_s3_and_two_workers_and_duckdb_reads_the_
             client.get(f"/api/product/videos/{video_id}/scene-graph").json()["objects"]
         )
         run_id = video["latest_run"]["run_id"]
-        published = _objects_under(engines, "artifacts")
+        published = _objects_under(bucket, "artifacts")
         assert any(p.endswith(f"run={run_id}/manifest.json") for p in published)
         spans = client.get(f"/api/product/videos/{video_id}/evidence-view").json()["spans"]
         assert client.get(spans[0]["frames"][0]["thumbnail_url"]).status_code == 200
@@ -184,7 +171,7 @@ def test_ten_executes_in_a_row_all_succeed_two_at_a_time_and_another_tenant_is_n
 
 
 def test_a_worker_killed_mid_run_leaves_a_failed_run_and_nothing_published(
-    topology: Topology, engines: Engines, media: tuple[MediaServer, Path]
+    topology: Topology, bucket: tuple[pafs.S3FileSystem, str], media: tuple[MediaServer, Path]
 ) -> None:
     client = topology.client("scaled")
     body = {"url": media[0].url("long.mp4"), "title": "long"}
@@ -197,7 +184,7 @@ def test_a_worker_killed_mid_run_leaves_a_failed_run_and_nothing_published(
     assert failed["state"] == "failed", failed["latest_run"]
     assert failed["latest_run"]["error"]["code"] == "processing_stopped"
     assert client.get(f"/api/product/videos/{video_id}/scene-graph").status_code == 409
-    assert [p for p in _objects_under(engines, "artifacts") if f"run={run_id}" in p] == []
+    assert [p for p in _objects_under(bucket, "artifacts") if f"run={run_id}" in p] == []
     # The topology goes on with the worker that is left, and a new one.
     topology.add_worker()
     again = client.post(f"/api/product/videos/{video_id}/execute")
