@@ -20,7 +20,7 @@ import pytest
 from storage.schemas import ARTIFACTS, SCHEMA_VERSION, doc_of
 from storage.sql import PARTITIONS, RUNS, analyst_connection, render_docs, run_query, view_names
 from tests.fixtures.analyst_runs import PUBLISHED_EVENT_COUNTS, build_tree
-from tests.fixtures.s3 import ACCESS_KEY, REGION, SECRET_KEY, S3Server
+from tests.fixtures.s3 import S3Server
 from ves.errors import InvalidRequest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "artifacts.md"
@@ -40,14 +40,7 @@ def _on_subtree(data_dir: Path) -> duckdb.DuckDBPyConnection:
 @pytest.fixture(scope="module")
 def s3(s3_server: S3Server) -> pafs.S3FileSystem:
     """A client of the session's S3 server (moto's; a failure to start fails, never skips)."""
-    return pafs.S3FileSystem(
-        access_key=ACCESS_KEY,
-        secret_key=SECRET_KEY,
-        region=REGION,
-        endpoint_override=s3_server.endpoint_url.removeprefix("http://"),
-        scheme="http",
-        allow_bucket_creation=True,
-    )
+    return s3_server.filesystem()
 
 
 @pytest.fixture(params=["local", "subtree", "s3"])
