@@ -79,18 +79,7 @@ class RunStore:
             _check_plan(conn, tenant_id, now, limits)
             _check_line(conn, tenant_id, max_queued, limits)
             add(conn, tenant_id, month_of(now), "executions", 1.0)
-            conn.execute(
-                runs_table.insert().values(
-                    run_id=run_id,
-                    video_id=video_id,
-                    tenant_id=tenant_id,
-                    state="queued",
-                    progress=0.0,
-                    params_json=json.dumps(params),
-                    created_at=now,
-                    heartbeat_at=now,
-                )
-            )
+            _insert_queued(conn, run_id, video_id, tenant_id, params, now)
             _set_video_state(conn, video_id, "queued", now)
         return self.get(run_id)
 
@@ -279,6 +268,23 @@ def _check_plan(conn: Connection, tenant_id: str, now: str, limits: PlanLimits |
     for name, value, now_used in checks:
         if now_used >= value:
             raise refuse(name, value, now_used)
+
+
+def _insert_queued(
+    conn: Any, run_id: str, video_id: str, tenant_id: str, params: dict[str, Any], now: str
+) -> None:
+    conn.execute(
+        runs_table.insert().values(
+            run_id=run_id,
+            video_id=video_id,
+            tenant_id=tenant_id,
+            state="queued",
+            progress=0.0,
+            params_json=json.dumps(params),
+            created_at=now,
+            heartbeat_at=now,
+        )
+    )
 
 
 def _check_line(
