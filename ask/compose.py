@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from ask.intent import Intent
 from ask.types import Citation, Claim, fmt_time
-from ask.world import TEXT, Event, RunWorld, Thing
+from ask.world import PARTS, TEXT, Event, RunWorld, Thing
 
 MAX_LISTED = 12  # items named one by one; the rest are counted (and still cited)
 
@@ -36,9 +36,12 @@ def describe(thing: Thing) -> str:
 
 def things_for(world: RunWorld, intent: Intent) -> list[Thing]:
     """The objects the question is about, in order of appearance."""
-    pool = world.texts if intent.subject == TEXT else world.physical
-    if intent.subject not in {"object", TEXT, "scene_change"}:
-        pool = [t for t in pool if t.cls == intent.subject]
+    if intent.subject == TEXT:
+        pool = world.texts
+    elif intent.subject in {"object", "scene_change"}:
+        pool = world.physical
+    else:
+        pool = [t for t in world.things if t.cls == intent.subject]
     if intent.zone:
         pool = [t for t in pool if intent.zone in t.zones]
     if intent.quoted and intent.subject == TEXT:
@@ -58,6 +61,8 @@ def events_for(world: RunWorld, intent: Intent, kinds: Sequence[str]) -> list[Ev
         if intent.zone and event.zone != intent.zone:
             continue
         thing = world.by_id.get(event.object_id or "")
+        if intent.subject == "object" and thing is not None and thing.cls in PARTS:
+            continue  # a face appearing is not one more object
         if intent.subject not in {"object", TEXT, "scene_change"} and (
             thing is None or thing.cls != intent.subject
         ):
@@ -136,6 +141,8 @@ def _thing_claim(world: RunWorld, thing: Thing) -> Claim:
 def _noun(intent: Intent, n: int) -> str:
     if intent.subject == TEXT:
         return "text" if n == 1 else "texts"
+    if intent.subject == "person":
+        return "person" if n == 1 else "people"
     if intent.subject not in {"object", "scene_change"}:
         return intent.subject if n == 1 else f"{intent.subject}s"
     return "object" if n == 1 else "objects"
@@ -149,7 +156,8 @@ def count(world: RunWorld, intent: Intent) -> list[Claim]:
     if intent.action in {"dwell", "enter_zone", "exit_zone", "disappear"}:
         events = events_for(world, intent, (intent.action,))
         verb = _VERB[intent.action].format(zone=intent.zone or "a zone")
-        return _event_claims(world, events, f"{{n}} times an object {verb}") if events else []
+        who = "an object" if intent.subject == "object" else f"a {_noun(intent, 1)}"
+        return _event_claims(world, events, f"{{n}} times {who} {verb}") if events else []
     things = things_for(world, intent)
     if not things:
         return []

@@ -100,7 +100,13 @@ def _quoted(question: str) -> str | None:
 
 
 def _subject(q: str, known: frozenset[str]) -> tuple[str, str | None]:
-    """The subject of the question and what it names that the run cannot see, if anything."""
+    """The subject of the question and what it names that the run cannot see, if anything.
+
+    People ("people", "pedestrians", "someone"...) are the ``person`` class when the run's
+    detectors name people; otherwise they are moving objects (with a caveat, see the engine).
+    """
+    if "person" in known and re.search(PEOPLE, q):
+        return "person", None
     for word in re.findall(r"[a-z]+", q):
         singular = word[:-1] if word.endswith("s") and word[:-1] in known else word
         if singular in known and singular not in {"motion", "text"}:

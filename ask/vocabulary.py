@@ -168,6 +168,8 @@ PEOPLE = words(*PEOPLE_WORDS)
 
 # Things a video may show that only a detector trained on them can name (COCO and more).
 NAMED_THINGS = [
+    "face",
+    "faces",
     "bicycle",
     "bike",
     "car",

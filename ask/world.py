@@ -19,6 +19,7 @@ from storage.reads import ArtifactReader
 from tasks.detect.detectors.mode import DetectorMode
 
 TEXT = "text"
+PARTS = frozenset({"face"})  # classes that are part of another object (a face of a person)
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,8 @@ class RunWorld:
 
     @property
     def physical(self) -> list[Thing]:
-        return [t for t in self.things if t.cls != TEXT]
+        """Whole things of the scene: not texts, and not parts of another thing (faces)."""
+        return [t for t in self.things if t.cls != TEXT and t.cls not in PARTS]
 
     @property
     def texts(self) -> list[Thing]:
@@ -86,7 +88,9 @@ def _known_classes(cost: dict[str, Any], things: list[Thing]) -> frozenset[str]:
     names = {t.cls for t in things}
     yolo = cost.get("detectors", {}).get("yolo", {})
     names |= set(yolo.get("classes", []))
-    if DetectorMode.parse(cost.get("detector_mode", "motion")).classes_by_motion:
+    mode = DetectorMode.parse(cost.get("detector_mode", "motion"))
+    names |= set(mode.classes())
+    if mode.classes_by_motion:
         names.add("motion")
     return frozenset(names)
 

@@ -1,6 +1,7 @@
 """Stage "track": the physical detector's boxes are tracked (``tasks.track.bytetrack``,
 ByteTrack-style), text rows come tracked by the OCR, and motion tracks that are only a sign
-appearing are dropped.
+appearing are dropped. Where the ``person`` detector ran, each motion track takes the class its
+looks agree on (``tasks.track.classes``); faces are tracked as objects of their own.
 """
 
 from __future__ import annotations
@@ -13,33 +14,70 @@ from prefect.cache_policies import NONE
 
 from storage.artifacts import read_table, write_table
 from tasks.context import RunContext
+from tasks.detect.detectors.person import PERSON_CLASS, PersonConfig
 from tasks.detect.text_tracks import explained_by_text
-from tasks.detections import detections_from_table, detections_to_table
+from tasks.detections import Detections, detections_from_table, detections_to_table
 from tasks.track.bytetrack import TrackerConfig, track_detections
+from tasks.track.classes import apply_votes, vote_classes
 from ves.ids import new_id
 
 # A thing seen for less than this is no object of the scene graph: on random scenes such
 # tracks were fragments (the sliver a moving object uncovers, a blob split off at a crossing).
 MIN_TRACK_S = 1.0
+# Faces are looked for only where something moves and are often seen briefly (a head turns):
+# half a second of agreeing looks is a face worth reporting (and redacting).
+MIN_FACE_TRACK_S = 0.5
+
+
+def _rows(table: pa.Table, detector: str) -> pa.Table:
+    return table.filter(pc.equal(table.column("detector"), detector))
+
+
+def named_tracks(tracks: Detections, table: pa.Table) -> Detections:
+    """Motion tracks with the class the person detector's looks agree on (unchanged without
+    any person rows)."""
+    people = _rows(table, PERSON_CLASS)
+    if not people.num_rows or not len(tracks):
+        return tracks
+    found = detections_from_table(people)
+    votes = vote_classes(tracks, found, PERSON_CLASS, PersonConfig().min_height)
+    return apply_votes(tracks, votes)
+
+
+def face_tracks(table: pa.Table) -> pa.Table | None:
+    """The faces found, tracked into objects of class ``face`` (None without face rows)."""
+    faces = _rows(table, "face")
+    if not faces.num_rows:
+        return None
+    tracked = track_detections(
+        detections_from_table(faces), TrackerConfig(min_track_s=MIN_FACE_TRACK_S)
+    )
+    ids = {int(t): new_id("obj") for t in np.unique(tracked.track_ids)}
+    return detections_to_table(tracked, "face", ids)
 
 
 def track_table(table: pa.Table, physical: str) -> tuple[pa.Table, int]:
     """``tracks.parquet`` from ``detections.parquet`` (the pure core of the stage).
 
     The ``physical`` detector's rows are tracked; text rows come tracked by the OCR and are kept
-    as they are; motion tracks that are only text appearing are dropped.
+    as they are; motion tracks that are only text appearing are dropped; motion tracks are
+    named by the person detector's looks; faces are tracked on their own.
     """
-    by = table.column("detector")
-    dets = detections_from_table(table.filter(pc.equal(by, physical)))
-    text_rows = table.filter(pc.equal(by, "ocr"))
+    dets = detections_from_table(_rows(table, physical))
+    text_rows = _rows(table, "ocr")
     tracks = track_detections(dets, TrackerConfig(min_track_s=MIN_TRACK_S))
     if physical == "motion" and text_rows.num_rows:
         drop = explained_by_text(tracks, detections_from_table(text_rows))
         tracks = tracks.select(~np.isin(tracks.track_ids, drop))
+    if physical == "motion":
+        tracks = named_tracks(tracks, table)
     object_ids = {int(t): new_id("obj") for t in np.unique(tracks.track_ids)}
-    tracked = detections_to_table(tracks, physical, object_ids)
-    texts = len(set(text_rows.column("track_id").to_pylist()))
-    return pa.concat_tables([tracked, text_rows]), len(object_ids) + texts
+    parts = [detections_to_table(tracks, physical, object_ids), text_rows]
+    faces = face_tracks(table)
+    if faces is not None:
+        parts.append(faces)
+    count = sum(len(set(part.column("track_id").to_pylist())) for part in parts)
+    return pa.concat_tables(parts), count
 
 
 @task(name="track", cache_policy=NONE)

@@ -20,6 +20,8 @@ from storage.artifacts import read_rows, read_table, write_rows
 from tasks.context import RunContext
 from tasks.detections import TEXT_CLASS, Detections, detections_from_table, track_numbers
 from tasks.geometry import ZoneSpec, points_in_polygon
+from tasks.track.classes import ClassVote
+from tasks.world_state.parts import FACE_CLASS, class_votes, part_of
 from tasks.world_state.trajectories import (
     FramePick,
     Track,
@@ -99,8 +101,15 @@ def evidence_id_for(subject_id: str) -> str:
 class _Builder:
     """Accumulates rows and span plans while tracks are read."""
 
-    def __init__(self, cfg: WorldConfig, last_sample_t: float, object_ids: dict[int, str]) -> None:
+    def __init__(
+        self,
+        cfg: WorldConfig,
+        last_sample_t: float,
+        object_ids: dict[int, str],
+        votes: dict[str, ClassVote],
+    ) -> None:
         self.cfg, self.last_sample_t, self.object_ids = cfg, last_sample_t, object_ids
+        self.votes = votes
         self.world = WorldState()
         self.zone_ids = {z.name: new_id("zone") for z in cfg.zones}
 
@@ -149,14 +158,24 @@ def _object_notes(track: Track, conf: float, cfg: WorldConfig) -> tuple[str, ...
     return tuple(notes)
 
 
+def _class_attributes(vote: ClassVote | None, seen: float) -> dict[str, Any]:
+    if vote is None:
+        return {}
+    return {"class_share": round(vote.share, 3), "class_looks": vote.looks, "seen": round(seen, 3)}
+
+
 def _add_object(b: _Builder, track: Track) -> str:
     object_id = b.object_ids.get(track.track_id) or new_id("obj")
-    conf = float(np.mean(track.scores))
+    vote = b.votes.get(object_id)
+    seen = float(np.mean(track.scores))
+    # A named object's confidence is how sure its class is: the share of looks that agreed.
+    conf = vote.share if vote is not None and vote.name == track.class_name else seen
     first, last = float(track.t[0]), float(track.t[-1])
     mid = len(track.t) // 2
     notes = _object_notes(track, conf, b.cfg)
     evidence_id = evidence_id_for(object_id)
     zones = [z.name for z in b.cfg.zones if zone_membership(track, z).any()]
+    attributes = {"zone_names": zones, "samples": len(track.t)} | _class_attributes(vote, seen)
     b.world.objects.append(
         {
             "object_id": object_id,
@@ -165,7 +184,7 @@ def _add_object(b: _Builder, track: Track) -> str:
             "first_seen_s": first,
             "last_seen_s": last,
             "zones": [b.zone_ids[z] for z in zones],
-            "attributes": json.dumps({"zone_names": zones, "samples": len(track.t)}),
+            "attributes": json.dumps(attributes),
             "evidence_ids": [evidence_id],
             "detections": len(track.t),
         }
@@ -300,29 +319,36 @@ def build_world_state(
     frames: Sequence[dict[str, Any]],
     cfg: WorldConfig,
     object_ids: dict[int, str] | None = None,
+    votes: dict[str, ClassVote] | None = None,
 ) -> WorldState:
     """The world state of a run (the pure core of the stage).
 
-    ``object_ids`` names the objects of track numbers (as the track stage published them).
+    ``object_ids`` names the objects of track numbers (as the track stage published them);
+    ``votes`` says, by object id, how the person detector's looks voted (``parts.class_votes``).
     """
     last_t = float(frames[-1]["t_s"]) if frames else 0.0
-    b = _Builder(cfg, last_t, object_ids or {})
+    b = _Builder(cfg, last_t, object_ids or {}, votes or {})
     b.world.zones = [
         {"zone_id": b.zone_ids[z.name], "name": z.name, "polygon": [list(p) for p in z.polygon]}
         for z in cfg.zones
     ]
     split = split_tracks(tracks)
-    physical, ids = [], []
+    physical, ids, faces = [], [], []
     for track in split:
         if track.class_name == TEXT_CLASS:
             _add_text(b, track)
             continue
         object_id = _add_object(b, track)
+        if track.class_name == FACE_CLASS:  # a part of a person: no zones, dwells or nearness
+            faces.append((track, object_id))
+            continue
         _add_zone_events(b, track, object_id)
         _add_dwells(b, track, object_id)
         physical.append(track)
         ids.append(object_id)
     _add_near(b, physical, ids)
+    people = [(t, i) for t, i in zip(physical, ids, strict=True) if t.class_name == "person"]
+    b.world.relations.extend(part_of(faces, people))
     _add_refreshes(b, frames)
     b.world.events.sort(key=event_order)
     return b.world
@@ -339,7 +365,8 @@ def world_state_task(ctx: RunContext) -> list[SpanPlan]:
     numbered = {number: object_id for object_id, number in track_numbers(table).items()}
     step = 1.0 / ctx.sample_fps
     cfg = WorldConfig(ctx.options.zone_specs(), step, dwell_s=ctx.settings.dwell_s)
-    world = build_world_state(tracks, frames, cfg, numbered)
+    votes = class_votes(table, read_table(out, "detections"))
+    world = build_world_state(tracks, frames, cfg, numbered, votes)
     for name in ("objects", "zones", "events", "relations"):
         write_rows(out, name, getattr(world, name))
     get_run_logger().info(

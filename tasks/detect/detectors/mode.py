@@ -2,23 +2,34 @@
 
 A mode is written ``<physical>[+<extra>...]``: one physical detector, whose boxes become the
 scene's physical objects (``motion`` finds whatever moves and needs no model; ``yolo`` names
-objects with a model the user gives), then the extras that add to it (``ocr`` reads the text in
-the video). Settings, execute, the detect stage, ``cost.json`` and Ask all speak in these
-strings; everywhere else asks this value (``reads_text``, ``needs_model``...) instead of
-splitting the string again.
+objects with a model the user gives), then the extras that add to it: ``person`` names the moving
+things that are people (HOG, shipped with OpenCV; with ``motion`` only: a YOLO model's classes
+win), ``face`` finds faces (CenterFace), ``ocr`` reads the text in the video. Extras may be
+written in any order and are kept in ``EXTRAS`` order. Settings, execute, the detect stage,
+``cost.json`` and Ask all speak in these strings; everywhere else asks this value
+(``reads_text``, ``needs_model``, ``classes``...) instead of splitting the string again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import combinations
 
 PHYSICAL = ("yolo", "motion")  # whose boxes become the physical objects, in order of preference
-EXTRAS = ("ocr",)
-MODES = ("motion", "motion+ocr", "yolo", "yolo+ocr")
+EXTRAS = ("person", "face", "ocr")  # the order they run and are written in
+_EXTRAS_OF = {"motion": EXTRAS, "yolo": ("face", "ocr")}  # a YOLO model's classes win over HOG's
+MODES = tuple(
+    "+".join((physical, *extras))
+    for physical in ("motion", "yolo")
+    for n in range(len(_EXTRAS_OF[physical]) + 1)
+    for extras in combinations(_EXTRAS_OF[physical], n)
+)
 _SEES = {
     "motion": "things that move",
     "yolo": "the classes of its YOLO model and where they move",
+    "person": "which moving things are people",
+    "face": "faces",
     "ocr": "text shown in the video",
 }
 
@@ -37,10 +48,12 @@ class DetectorMode:
         Raises:
             ValueError: naming the modes there are.
         """
-        if text not in MODES:
-            raise ValueError(f"detector must be one of {', '.join(MODES)}")
         physical, *extras = text.split("+")
-        return cls(physical, tuple(extras))
+        allowed = _EXTRAS_OF.get(physical, ())
+        repeated = len(set(extras)) != len(extras)
+        if physical not in PHYSICAL or repeated or set(extras) - set(allowed):
+            raise ValueError(f"detector must be one of {', '.join(MODES)} (extras in any order)")
+        return cls(physical, tuple(name for name in EXTRAS if name in extras))
 
     @classmethod
     def of_plugins(cls, names: Iterable[str]) -> DetectorMode:
@@ -60,18 +73,35 @@ class DetectorMode:
         return "ocr" in self.extras
 
     @property
+    def names_people(self) -> bool:
+        """A person detector ran over the moving things (``person``)."""
+        return "person" in self.extras
+
+    @property
+    def finds_faces(self) -> bool:
+        """Faces are looked for (``face``)."""
+        return "face" in self.extras
+
+    @property
     def needs_model(self) -> bool:
         """The physical detector needs an ONNX model from the user (``yolo``)."""
         return self.physical == "yolo"
 
     @property
     def classes_by_motion(self) -> bool:
-        """Physical objects are of class ``motion`` (no model names them)."""
-        return self.physical == "motion"
+        """Physical objects are of class ``motion`` (no model names them, not even people)."""
+        return self.physical == "motion" and not self.names_people
+
+    def classes(self) -> tuple[str, ...]:
+        """The object classes a run of this mode can name (besides YOLO's own, and ``motion``
+        for moving things nothing named)."""
+        named = {"person": ("person",), "face": ("face",), "ocr": ("text",)}
+        return tuple(c for part in self.extras for c in named[part])
 
     def sees(self) -> str:
         """What a run of this mode can see, in words (for refusals and captions)."""
-        return " and ".join(_SEES[part] for part in self.parts)
+        seen = [_SEES[part] for part in self.parts]
+        return seen[0] if len(seen) == 1 else ", ".join(seen[:-1]) + " and " + seen[-1]
 
     def __str__(self) -> str:
         return "+".join(self.parts)

@@ -1,6 +1,6 @@
 """Detector plugins by ``type``: the configs (one discriminated union) and what builds each.
 
-A run's detector mode (``motion``, ``motion+ocr``, ``yolo``, ``yolo+ocr``) becomes a tuple of
+A run's detector mode (``motion+person+ocr``, ``yolo+face``... see ``mode``) becomes a tuple of
 configs here, from the service's settings and the run's options; ``create`` builds a plugin from
 its config. Adding a detector is a config class with its own ``type``, a class implementing
 ``Detector``, and one line in ``REGISTRY``.
@@ -18,14 +18,18 @@ from tasks.detect.detectors.base import Detector
 from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.detectors.motion import MotionConfig, MotionDetector
 from tasks.detect.detectors.ocr import OcrConfig, OcrDetector
+from tasks.detect.detectors.person import PersonConfig, PersonDetector
 from tasks.detect.detectors.yolo import YoloConfig, YoloDetector
 from ves.settings import Settings
 
-DetectorConfig = Annotated[MotionConfig | OcrConfig | YoloConfig, Field(discriminator="type")]
+DetectorConfig = Annotated[
+    MotionConfig | PersonConfig | OcrConfig | YoloConfig, Field(discriminator="type")
+]
 DETECTOR_CONFIG: TypeAdapter[DetectorConfig] = TypeAdapter(DetectorConfig)
 
 REGISTRY: dict[str, Callable[[Any], Detector]] = {
     "motion": MotionDetector,
+    "person": PersonDetector,
     "ocr": OcrDetector,
     "yolo": YoloDetector,
 }
@@ -52,6 +56,8 @@ def configs_for(mode: DetectorMode, settings: Settings, yolo_model: Path | None)
                 threads=settings.onnx_threads,
             )
         )
+    if mode.names_people:
+        configs.append(PersonConfig())
     if mode.reads_text:
         configs.append(OcrConfig(threads=settings.onnx_threads, min_score=settings.ocr_min_score))
     return tuple(configs)

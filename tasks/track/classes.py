@@ -1,0 +1,99 @@
+"""What a moving object is: the class its looks agree on over its whole track.
+
+Motion finds things that move but not what they are; the ``person`` detector looks around the
+motion boxes of each sampled frame. One look can miss a person (turned, half hidden, blurred) or
+fire on a shadow, so no single look decides: a track is a ``person`` when at least ``min_share``
+of its LOOKS (its rows tall enough for the detector to have looked, see
+``PersonConfig.min_height``) had a person inside its box. The share is kept as the class's
+confidence; a track no look agreed on keeps the physical detector's class (``motion``).
+
+Faces are objects of their own (tracked like any box), linked to the person whose box holds
+them (``part_of``, in the world state).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from tasks.detections import Detections
+
+FloatArray = npt.NDArray[np.float32]
+
+MIN_SHARE = 0.5  # a majority of the looks
+INSIDE = 0.5  # share of the person's box inside the motion box for a look to agree
+
+
+@dataclass(frozen=True)
+class ClassVote:
+    """The outcome for one track: its class, the share of looks that agreed, how many looks."""
+
+    name: str
+    share: float
+    looks: int
+
+
+def inside_share(inner: FloatArray, outer: FloatArray) -> npt.NDArray[np.float64]:
+    """``(len(inner), len(outer))``: share of each inner box's area inside each outer box."""
+    x1 = np.maximum(inner[:, None, 0], outer[None, :, 0])
+    y1 = np.maximum(inner[:, None, 1], outer[None, :, 1])
+    x2 = np.minimum(inner[:, None, 2], outer[None, :, 2])
+    y2 = np.minimum(inner[:, None, 3], outer[None, :, 3])
+    overlap = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = (inner[:, 2] - inner[:, 0]) * (inner[:, 3] - inner[:, 1])
+    return np.asarray(overlap / np.maximum(area[:, None], 1e-9), dtype=np.float64)
+
+
+def agreeing_rows(tracks: Detections, found: Detections) -> npt.NDArray[np.bool_]:
+    """Per row of ``tracks``: a box of ``found`` in the same frame lies mostly inside it."""
+    agree = np.zeros(len(tracks), dtype=bool)
+    if not len(found):
+        return agree
+    for index in np.intersect1d(np.unique(tracks.frame_index), found.frame_index):
+        rows = np.flatnonzero(tracks.frame_index == index)
+        hits = found.boxes[found.frame_index == index]
+        agree[rows] = (inside_share(hits, tracks.boxes[rows]) >= INSIDE).any(axis=0)
+    return agree
+
+
+def vote_classes(
+    tracks: Detections, found: Detections, name: str, min_height: float
+) -> dict[int, ClassVote]:
+    """The vote of every track of ``tracks`` on class ``name``, from the boxes ``found``."""
+    agree = agreeing_rows(tracks, found)
+    looked = (tracks.boxes[:, 3] - tracks.boxes[:, 1]) >= min_height
+    votes: dict[int, ClassVote] = {}
+    for track_id in np.unique(tracks.track_ids):
+        rows = tracks.track_ids == track_id
+        looks = int((rows & looked).sum())
+        share = float((rows & looked & agree).sum()) / looks if looks else 0.0
+        own = tracks.class_names[int(np.bincount(tracks.class_ids[rows]).argmax())]
+        won = name if looks and share >= MIN_SHARE else own
+        votes[int(track_id)] = ClassVote(won, share, looks)
+    return votes
+
+
+def apply_votes(tracks: Detections, votes: dict[int, ClassVote]) -> Detections:
+    """The same rows, each with its track's voted class."""
+    names = tuple(dict.fromkeys([*tracks.class_names, *(v.name for v in votes.values())]))
+    class_ids = np.asarray(
+        [
+            names.index(votes[int(t)].name)
+            if int(t) in votes
+            else names.index(tracks.class_names[c])
+            for t, c in zip(tracks.track_ids, tracks.class_ids, strict=True)
+        ],
+        dtype=np.int64,
+    )
+    return Detections(
+        tracks.boxes,
+        tracks.scores,
+        class_ids,
+        tracks.frame_index,
+        tracks.t_s,
+        tracks.track_ids,
+        names,
+        tracks.texts,
+    )
