@@ -123,7 +123,7 @@ def load_session(model_path: Path, threads: int) -> Any:
     options.inter_op_num_threads = 1  # one graph at a time; parallelism is within ops
     options.log_severity_level = 3  # errors only (the model's unused BN counters warn)
     # Idle threads sleep instead of spinning: on a 2-core box shared with another busy process,
-    # 2 spinning threads took 125 ms for 640 x 384, 80 ms without spinning (measured; 37 ms
+    # 2 spinning threads took 125 ms for 640 x 384, 80 ms without spinning (measured; about 40 ms
     # either way on the quiet box).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     model = _dynamic_model(model_path)
