@@ -173,8 +173,10 @@ async def execute_video(
     detector: Annotated[
         str | None,
         Field(
-            description="`motion`, `motion+ocr` (the default), `yolo` or `yolo+ocr`; a YOLO "
-            "model that cannot run falls back to motion (the cost report says so)."
+            description="`motion` plus any of `+person` (which moving things are people), "
+            "`+face` (faces) and `+ocr` (text), e.g. `motion+person+ocr` (the default); or "
+            "`yolo` with `+face` / `+ocr`; a YOLO model that cannot run falls back to motion "
+            "(the cost report says so)."
         ),
     ] = None,
 ) -> CallToolResult:

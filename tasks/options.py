@@ -59,12 +59,13 @@ class RunOptions(BaseModel):
     detector: str | None = Field(
         None,
         description=(
-            "Detector mode: `motion` finds whatever moves; `+ocr` also reads the text in the "
-            "video; `yolo` names objects with a YOLO ONNX model (motion still decides where it "
-            f"looks). One of {', '.join(MODES)}; default: the service's "
-            "`VES_DETECTOR` (`motion+ocr`)."
+            "Detector mode: `motion` finds whatever moves; `+person` names the moving things that "
+            "are people; `+face` finds faces; `+ocr` reads the text in the video; `yolo` names "
+            "objects with a YOLO ONNX model (motion still decides where it looks). One of "
+            f"{', '.join(MODES)} (extras in any order); default: the service's "
+            "`VES_DETECTOR` (`motion+person+ocr`)."
         ),
-        examples=["motion+ocr"],
+        examples=["motion+person+ocr"],
     )
     yolo_model: str | None = Field(
         None,

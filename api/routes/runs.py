@@ -15,7 +15,11 @@ from tasks.options import RunOptions
 router = APIRouter(tags=["runs"])
 
 EXECUTE_EXAMPLES = {
-    "default": {"summary": "The service's defaults (motion + OCR)", "value": {}},
+    "default": {"summary": "The service's defaults (motion + people + OCR)", "value": {}},
+    "faces": {
+        "summary": "Also find faces (linked to their person)",
+        "value": {"detector": "motion+person+face+ocr"},
+    },
     "text": {
         "summary": "Read text, two frames a second, first two minutes",
         "value": {"detector": "motion+ocr", "sample_fps": 2, "max_duration_s": 120},
@@ -36,8 +40,11 @@ EXECUTE_EXAMPLES = {
         "state, timeline, evidence, cost) and return at once; processing never runs inside the "
         "request. Follow the run in the video's `latest_run` (`stage`, `progress`). A video that "
         "is already `queued` or `running` answers 409 `conflict`. The body is optional. "
-        "`detector` chooses what is detected (`motion`, `motion+ocr` (the default), `yolo`, "
-        "`yolo+ocr`); a YOLO model that is missing or fails makes the run fall back to motion, "
+        "`detector` chooses what is detected: `motion` (whatever moves) plus any of `+person` "
+        "(moving things that are people: OpenCV's HOG people detector), `+face` (faces: "
+        "CenterFace, linked to their person by `part_of`) and `+ocr` (text); the default is "
+        "`motion+person+ocr`; `yolo` (a YOLO ONNX model's classes) with `+face` / `+ocr`. A "
+        "model that is missing or fails makes the run fall back (a YOLO run to motion), "
         "which `cost.json`'s `fallback` and every evidence span's notes then say. Beyond the "
         "plan's `concurrent_runs` the run is still accepted: it waits `queued`, its place in "
         "line in the video's `latest_run.queue_position`, until one of the workspace's runs "

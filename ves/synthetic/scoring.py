@@ -115,6 +115,7 @@ class SceneScore:
     truth_boxes: int = 0
     tracked_boxes: int = 0
     asked_count: int | None = None
+    named_person: int = 0  # physical objects the run called "person" (no synthetic blob is one)
 
     @property
     def phantoms(self) -> int:
@@ -266,6 +267,7 @@ def score_scene(
     predicted = predicted_objects(objects, tracks, truth.fps)
     physical = [p for p in predicted if p.cls != TEXT]
     score = SceneScore(len(truth.objects), len(physical), asked_count=asked_count)
+    score.named_person = sum(p.cls == "person" for p in physical)
     matches = match_objects(truth, physical)
     score.matched_objects = len(matches)
     for obj, pred in matches:
@@ -295,6 +297,7 @@ class Summary:
     id_switches: int
     idf1: float
     ask_exact: float
+    named_person: float
 
     def rows(self) -> list[tuple[str, str, str]]:
         """(figure, value, target) rows for a table."""
@@ -319,6 +322,7 @@ class Summary:
             ("identity switches", str(self.id_switches), ""),
             ("IDF1", f"{self.idf1:.3f}", ">= 0.95"),
             ('"How many objects appeared?" exact', f"{self.ask_exact:.1%}", ""),
+            ("objects named person (no blob is one)", f"{self.named_person:.1%}", "~0"),
         ]
 
 
@@ -356,4 +360,9 @@ def summarise(scores: Sequence[SceneScore]) -> Summary:
             total(s.truth_boxes + s.tracked_boxes for s in scores),
         ),
         ask_exact=_ratio(total(s.ask_exact for s in scores), len(scores)),
+        named_person=_ratio(
+            total(s.named_person for s in scores), total(s.predicted_objects for s in scores)
+        )
+        if any(s.predicted_objects for s in scores)
+        else 0.0,
     )

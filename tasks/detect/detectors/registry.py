@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from pydantic import Field, TypeAdapter
 
 from tasks.detect.detectors.base import Detector
+from tasks.detect.detectors.face import FaceConfig, FaceDetector
 from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.detectors.motion import MotionConfig, MotionDetector
 from tasks.detect.detectors.ocr import OcrConfig, OcrDetector
@@ -23,13 +24,15 @@ from tasks.detect.detectors.yolo import YoloConfig, YoloDetector
 from ves.settings import Settings
 
 DetectorConfig = Annotated[
-    MotionConfig | PersonConfig | OcrConfig | YoloConfig, Field(discriminator="type")
+    MotionConfig | PersonConfig | FaceConfig | OcrConfig | YoloConfig,
+    Field(discriminator="type"),
 ]
 DETECTOR_CONFIG: TypeAdapter[DetectorConfig] = TypeAdapter(DetectorConfig)
 
 REGISTRY: dict[str, Callable[[Any], Detector]] = {
     "motion": MotionDetector,
     "person": PersonDetector,
+    "face": FaceDetector,
     "ocr": OcrDetector,
     "yolo": YoloDetector,
 }
@@ -58,6 +61,8 @@ def configs_for(mode: DetectorMode, settings: Settings, yolo_model: Path | None)
         )
     if mode.names_people:
         configs.append(PersonConfig())
+    if mode.finds_faces:
+        configs.append(FaceConfig(model_path=settings.face_model, threads=settings.onnx_threads))
     if mode.reads_text:
         configs.append(OcrConfig(threads=settings.onnx_threads, min_score=settings.ocr_min_score))
     return tuple(configs)
