@@ -59,7 +59,7 @@ def test_the_three_questions_of_the_issue_are_grounded_cited_and_true(executed: 
     for sign in TRUTH.texts:
         assert f'"{sign.text}"' in texts["answer"]
     assert texts["run_id"] == video["latest_run"]["run_id"]
-    assert texts["coverage"]["detector_mode"] == "motion+ocr"
+    assert texts["coverage"]["detector_mode"] == "motion+person+ocr"
 
 
 @pytest.mark.parametrize(

@@ -41,9 +41,9 @@ def test_scene_graph_timeline_and_cost_answer_with_the_run(
     assert times == sorted(times) and len(times) == len(graph["events"])
     assert [m["reason"] for m in timeline["refresh_markers"]] == ["start", "scene_change"]
     cost = client.get(f"/api/product/videos/{video_id}/cost").json()
-    assert cost["run_id"] == run_id and cost["detector_mode"] == "motion+ocr"
+    assert cost["run_id"] == run_id and cost["detector_mode"] == "motion+person+ocr"
     assert cost["fallback"] == {"used": False, "reason": None}
-    assert set(cost["detectors"]) == {"motion", "ocr"}
+    assert set(cost["detectors"]) == {"motion", "person", "ocr"}
     assert [e["type"] for e in timeline["events"]].count("text_seen") == 2
     assert cost["retention"]["days"] == 7
 

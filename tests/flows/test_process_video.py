@@ -168,10 +168,13 @@ def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
         assert f"{table}.parquet" in names
     assert "cost.json" in names
     cost = reader.document(run_dir, "cost.json")
-    assert cost["detector_mode"] == "motion+ocr"
+    assert cost["detector_mode"] == "motion+person+ocr"
     assert cost["fallback"] == {"used": False, "reason": None}
     assert cost["detectors"]["motion"]["frames"] == cost["frames"]["sampled"]
     assert 1 <= cost["detectors"]["ocr"]["frames"] <= 12  # a bounded number of looks
+    # The person detector looked where things moved; the lobby's walkers are coloured blobs.
+    assert 0 < cost["detectors"]["person"]["frames"] <= cost["frames"]["sampled"]
+    assert {o["class"] for o in reader.rows(run_dir, "objects")} <= {"motion", "text"}
     assert abs(cost["duration_s"] - truth.duration_s) < 0.2
     assert cost["frames"]["decoded"] == truth.frame_count
     assert cost["frames"]["sampled"] == pytest.approx(truth.duration_s * 5, abs=2)
