@@ -106,3 +106,31 @@ def test_a_class_the_runs_model_knows_is_a_subject() -> None:
     intent = read("How many cars appeared?", frozenset({"car", "person", "text"}))
     assert (intent.kind, intent.subject) == ("count", "car")
     assert read("How many cars appeared?").kind == "unsupported"  # motion cannot name cars
+
+
+PEOPLE_RUN = frozenset({"motion", "person", "face", "text"})  # motion+person+face+ocr
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "action"),
+    [
+        ("How many people appeared?", "count", "appear"),
+        ("How many persons entered the left zone?", "count", "enter_zone"),
+        ("When did the first pedestrian appear?", "first", "appear"),
+        ("Did anyone linger?", "exists", "dwell"),
+        ("How many visitors exited the right zone?", "count", "exit_zone"),
+    ],
+)
+def test_people_are_the_person_class_where_a_person_detector_ran(
+    question: str, kind: str, action: str
+) -> None:
+    intent = read(question, PEOPLE_RUN)
+    assert (intent.kind, intent.subject, intent.action) == (kind, "person", action)
+    assert read(question).subject == "object"  # motion alone: moving objects, with a caveat
+
+
+def test_faces_are_a_subject_only_where_the_face_detector_ran() -> None:
+    assert read("How many faces appeared?", PEOPLE_RUN).subject == "face"
+    refused = read("How many faces appeared?", frozenset({"motion", "person", "text"}))
+    assert (refused.kind, refused.unsupported) == ("unsupported", "faces")
+    assert read("How many cars appeared?", PEOPLE_RUN).kind == "unsupported"
