@@ -88,9 +88,9 @@ class PeakMemory:
 
 def run_flow(
     data_dir: Path, path: Path, options: dict[str, Any] | None = None
-) -> tuple[float, dict[str, Any]]:
-    """Process ``path`` with the flow (execute ``options``); returns its wall time and its
-    cost.json."""
+) -> tuple[float, dict[str, Any], Path]:
+    """Process ``path`` with the flow (execute ``options``); returns its wall time, its
+    cost.json and its published folder."""
     from flows.process_video import ProcessVideoParams, process_video
     from storage.catalog import Catalog
     from storage.runs import RunStore
@@ -112,7 +112,7 @@ def run_flow(
     elapsed = time.perf_counter() - started
     assert RunStore(catalog).get(run.run_id).state == "succeeded"
     cost: dict[str, Any] = json.loads((data_dir / published / "cost.json").read_text())
-    return elapsed, cost
+    return elapsed, cost, data_dir / published
 
 
 def child(path: Path, tiny: Path, options: dict[str, Any]) -> None:
@@ -123,7 +123,7 @@ def child(path: Path, tiny: Path, options: dict[str, Any]) -> None:
         os.environ["VES_DATA_DIR"] = tmp
         run_flow(Path(tmp), tiny, options)  # the first flow in a process pays the start-ups
         with PeakMemory() as memory:
-            flow_s, cost = run_flow(Path(tmp), path, options)
+            flow_s, cost, _ = run_flow(Path(tmp), path, options)
     print(json.dumps({"flow_s": flow_s, "cost": cost, "added_mib": memory.added_mib}))
 
 
