@@ -34,11 +34,13 @@ def test_every_mode_round_trips() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["radar", "ocr", "ocr+motion", "motion+", "", "MOTION", "yolo+yolo", "motion+ocr+ocr"]
-    + ["yolo+person", "person", "motion+car"],
+    [
+        *["radar", "ocr", "ocr+motion", "motion+", "", "MOTION", "yolo+yolo", "motion+ocr+ocr"],
+        *["yolo+person", "person", "motion+car"],
+    ],
 )
 def test_an_unknown_mode_is_refused_naming_the_modes(text: str) -> None:
-    with pytest.raises(ValueError, match="motion, motion\\+person, .*yolo\\+face\\+ocr"):
+    with pytest.raises(ValueError, match=r"motion, motion\+person, .*yolo\+face\+ocr"):
         DetectorMode.parse(text)
 
 

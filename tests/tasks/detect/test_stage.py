@@ -76,7 +76,7 @@ def test_create_builds_the_plugin_of_a_config(colour_model: Path) -> None:
 
 
 def test_an_unknown_mode_is_refused() -> None:
-    with pytest.raises(ValueError, match="motion, motion\\+person, .*, yolo\\+ocr"):
+    with pytest.raises(ValueError, match=r"motion, motion\+person, .*, yolo\+ocr"):
         DetectorMode.parse("radar")
 
 
