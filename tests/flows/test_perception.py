@@ -27,9 +27,7 @@ def scored(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> l
     reader = ArtifactReader()
     with pytest.MonkeyPatch.context() as env:
         env.setenv("VES_DATA_DIR", str(data_dir))  # the flow reads it, as a worker's does
-        return [
-            run_scene(random_scene(seed), seed, MODE, data_dir, reader) for seed in SEEDS
-        ]
+        return [run_scene(random_scene(seed), seed, MODE, data_dir, reader) for seed in SEEDS]
 
 
 @pytest.mark.slow
