@@ -105,13 +105,15 @@ OBJECTS = pa.schema(
         _col(
             "class",
             pa.string(),
-            "What it is; text read in the video is class 'text'.",
+            "What it is: 'person' or 'face' (where those detectors ran), 'motion' (moving, not "
+            "named), 'text' (read in the video) or a YOLO model's class.",
             nullable=False,
         ),
         _col(
             "confidence",
             pa.float32(),
-            "Mean detector score over its detections, 0..1.",
+            "Mean detector score over its detections, 0..1; for a moving object named by its "
+            "looks (a person), the share of its looks that agreed.",
             nullable=False,
         ),
         _col("first_seen_s", pa.float64(), "When it was first seen.", nullable=False),
@@ -188,17 +190,22 @@ RELATIONS = pa.schema(
             "The object the relation is about (objects.object_id).",
             nullable=False,
         ),
-        _col("predicate", pa.string(), "'in_zone' or 'near'.", nullable=False),
+        _col(
+            "predicate",
+            pa.string(),
+            "'in_zone', 'near' or 'part_of' (a face and the person it belongs to).",
+            nullable=False,
+        ),
         _col(
             "object_id",
             pa.string(),
-            "The zone (in_zone) or the other object (near).",
+            "The zone (in_zone), the other object (near) or the whole (part_of: the person).",
             nullable=False,
         ),
         _col("start_s", pa.float64(), "When the relation starts to hold.", nullable=False),
         _col("end_s", pa.float64(), "When it stops holding.", nullable=False),
     ],
-    metadata={"doc": "Relations between objects and zones over time (in_zone, near ...)."},
+    metadata={"doc": "Relations between objects and zones over time (in_zone, near, part_of)."},
 )
 
 TIMELINE = pa.schema(
