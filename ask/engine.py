@@ -78,9 +78,27 @@ def _confidence(world: RunWorld, claims: Sequence[Claim]) -> float:
     return min(0.95, sum(values) / len(values)) if values else 0.0
 
 
+def _about_people(world: RunWorld, intent: Intent) -> tuple[Intent, str]:
+    """The intent to answer and the caveat it needs when the question is about people.
+
+    On a run that cannot name people, people are moving objects (said so). On a run whose person
+    detector named NONE of the moving objects, the moving objects are still what the video shows
+    (a person seen from above, sitting, half hidden): they are answered, and the answer says no
+    person was recognised, instead of a flat "no evidence".
+    """
+    if intent.people and "person" not in world.classes_known:
+        return intent, " (Motion detection does not tell people from other moving things.)"
+    named = any(t.cls == "person" for t in world.things)
+    if intent.subject == "person" and not named and world.physical:
+        caveat = " (The person detector recognised none of these moving objects as a person.)"
+        return dataclasses.replace(intent, subject="object"), caveat
+    return intent, ""
+
+
 def answer_question(world: RunWorld, question: str, phraser: Phraser | None = None) -> Answer:
     """The answer to ``question`` from ``world``, every claim checked by the guardrail."""
     intent = parse_question(question, world.classes_known, world.zones)
+    intent, caveat = _about_people(world, intent)
     refusal = _refusal_for(world, question, intent)
     if refusal is not None:
         return refusal
@@ -94,9 +112,6 @@ def answer_question(world: RunWorld, question: str, phraser: Phraser | None = No
             f"No evidence of that in this run, so I make no claim. {world.coverage.sentence()}",
             intent.kind,
         )
-    caveat = ""
-    if intent.people and "person" not in world.classes_known:
-        caveat = " (Motion detection does not tell people from other moving things.)"
     deterministic = Answer(
         question,
         " ".join(c.text for c in kept) + caveat,

@@ -582,3 +582,16 @@ def test_the_evaluation_set(lobby_world: Processed, signs_world: Processed) -> N
     assert problems == []
     assert [s.case.question for s in unanswerable if s.answer.grounded] == []
     assert _share(answerable) >= MIN_ACCURACY, [s.case.question for s in answerable if not s.ok]
+
+
+def test_people_on_a_run_that_named_no_person_are_its_moving_objects_said_so(
+    lobby_world: Processed,
+) -> None:
+    """The lobby's walkers are coloured blobs: the default mode's person detector names none of
+    them, so a question about people is answered about the moving objects, with that caveat."""
+    world = lobby_world.world
+    assert "person" in world.classes_known and not [t for t in world.things if t.cls == "person"]
+    answer = answer_question(world, "How many people showed up?")
+    assert answer.grounded
+    assert answer.answer.startswith(f"{n_objects(lobby_world.truth)} objects appeared.")
+    assert answer.answer.endswith("recognised none of these moving objects as a person.)")
