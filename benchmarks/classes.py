@@ -21,6 +21,7 @@ the 60 s 720p clip. The share of synthetic blobs named ``person`` is measured by
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -38,16 +39,23 @@ from tests.tasks.detect.face_truth import ASTRONAUT_FACE, lfw_recall, photo
 
 MODES = ("motion+ocr", "motion+person+ocr", "motion+person+face+ocr")
 VTEST_FPS = 10.0
+IDENTITIES = Path(__file__).resolve().parent.parent / "tests" / "data" / "vtest_identities.json"
 
 
 def vtest_accuracy(path: Path) -> None:
     from prefect.testing.utilities import prefect_test_harness
 
+    from ask.engine import answer_question
+    from ask.world import load_world
     from storage.artifacts import read_rows
+    from storage.reads import ArtifactReader
 
     with tempfile.TemporaryDirectory() as tmp, prefect_test_harness(server_startup_timeout=180):
         os.environ["VES_DATA_DIR"] = tmp
         _, cost, run_dir = run_flow(Path(tmp), path, {"detector": "motion+person+ocr"})
+        asked = answer_question(
+            load_world(ArtifactReader(), run_dir, "video", "run"), "How many people appeared?"
+        ).answer.split(".")[0]
         detections = read_rows(run_dir, "detections")
         tracks = read_rows(run_dir, "tracks")
         objects = read_rows(run_dir, "objects")
@@ -68,6 +76,12 @@ def vtest_accuracy(path: Path) -> None:
         f"tracks; {moving.unscored} seen on no labelled frame)  target >= 90%"
     )
     print(f"objects: {classes.count('person')} person, {classes.count('motion')} motion")
+    identities = json.loads(IDENTITIES.read_text())
+    print(
+        f'"How many people appeared?" -> "{asked}." Truth (tests/data/vtest_identities.json): '
+        f"{identities['distinct_people']} distinct people, visible in 21 stretches (most leave "
+        "and come back; some walk in pairs)"
+    )
     for wrong in moving.wrong:
         print(f"  wrong: {wrong}")
     print(f"detectors: {cost['detectors']}")
