@@ -9,6 +9,7 @@ from api.lifespan import reaper_lifespan
 from api.mcp import mcp_endpoint
 from api.middleware import RequestGuardMiddleware
 from api.problems import install_problem_handlers
+from api.read_cache import ReadCache
 from api.routes import artifacts, ask, billing, dashboard, health, onboarding, runs, videos
 from ask.phrasing import LlmPhraser
 from ask.world import WorldCache
@@ -62,6 +63,7 @@ def create_app(
     app.state.store = open_blob_store(settings)
     app.state.reader = ArtifactReader(app.state.store)
     app.state.worlds = WorldCache(app.state.reader)
+    app.state.read_cache = ReadCache(settings.read_cache_bytes)
     app.state.phraser = LlmPhraser.from_settings(settings)
     install_problem_handlers(app)
     app.add_middleware(RequestGuardMiddleware, settings=settings)

@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from api.read_cache import ReadCache
 from flows.orchestrator import Submitter
 from storage.blobs import BlobStore
 from storage.catalog import Catalog
@@ -91,3 +92,11 @@ def get_views(videos: VideosDep, runs: RunsDep, reader: ReaderDep) -> RunViews:
 
 
 ViewsDep = Annotated[RunViews, Depends(get_views)]
+
+
+def get_read_cache(request: Request) -> ReadCache:
+    cache: ReadCache = request.app.state.read_cache
+    return cache
+
+
+ReadCacheDep = Annotated[ReadCache, Depends(get_read_cache)]

@@ -56,6 +56,12 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(
         2 * GiB, gt=0, description="Largest uploaded recording accepted (413 above)."
     )
+    read_cache_bytes: int = Field(
+        256 * MiB,
+        ge=0,
+        description="Memory the API keeps for the rendered artifacts and thumbnails of published "
+        "runs (least recently used dropped first); 0 turns the cache off.",
+    )
     prefect_port: int = Field(4200, ge=1, le=65535, description="Port of the local Prefect server.")
     prefect_host: str = Field(
         "127.0.0.1",

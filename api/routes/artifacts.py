@@ -7,21 +7,31 @@ Thumbnails need the same Bearer key as everything else and are served only from 
 caller's video: streamed from the blob store, or, when the operator turned presigning on
 (``VES_S3_PRESIGN``), answered with a 307 to a short-lived presigned URL of the object store so
 the bytes do not pass through the API.
+
+Every answer of a published run carries an ``ETag`` and answers ``If-None-Match`` with 304; its
+rendering is kept in the process (``api.read_cache``) after the catalog said, on this request,
+that the run is still the caller's and still served. The documents say ``no-cache`` (the URL
+names the video, whose newest run may change: revalidate, a 304 is cheap); a thumbnail's URL
+names its run, so it may be kept an hour.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter
-from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from pydantic import BaseModel
 
-from api.deps import ReaderDep, RunsDep, StoreDep, TenantDep, VideosDep, ViewsDep
+from api.deps import ReadCacheDep, ReaderDep, RunsDep, StoreDep, TenantDep, VideosDep, ViewsDep
 from api.problems import problem_responses
+from api.read_cache import ReadCache, Rendered, cache_key, etag_of, respond_cached
 from api.schemas.artifacts import EvidenceView, SceneGraph, Timeline
-from storage.artifacts import THUMBS
+from storage.artifacts import COST, THUMBS
+from storage.records import Run
+from storage.views import RunViews, evidence_of, scene_graph_of, timeline_of
 from ves.errors import BlobNotFound, NotFound, NotReady
 
 router = APIRouter(tags=["artifacts"])
@@ -29,7 +39,8 @@ router = APIRouter(tags=["artifacts"])
 _THUMB_NAME = re.compile(r"^ev_[0-9a-z]+_[0-9]{1,3}\.jpg$")
 _ARTIFACT_ERRORS = problem_responses(401, 404, 409)
 _PRESIGN_EXPIRES_S = 300
-_THUMB_HEADERS = {"Cache-Control": "private"}
+_THUMB_HEADERS = {"Cache-Control": "private, max-age=3600"}
+_DOCUMENT_CACHING = "private, no-cache"
 
 
 @router.get(
@@ -41,8 +52,10 @@ _THUMB_HEADERS = {"Cache-Control": "private"}
     response_model=SceneGraph,
     response_model_by_alias=True,
 )
-def scene_graph(video_id: str, tenant: TenantDep, views: ViewsDep) -> dict[str, Any]:
-    return views.scene_graph(tenant.tenant_id, video_id)
+def scene_graph(
+    video_id: str, request: Request, tenant: TenantDep, views: ViewsDep, cache: ReadCacheDep
+) -> Response:
+    return _document(request, tenant.tenant_id, video_id, views, cache, "scene-graph")
 
 
 @router.get(
@@ -53,8 +66,10 @@ def scene_graph(video_id: str, tenant: TenantDep, views: ViewsDep) -> dict[str, 
     responses=_ARTIFACT_ERRORS,
     response_model=Timeline,
 )
-def timeline(video_id: str, tenant: TenantDep, views: ViewsDep) -> dict[str, Any]:
-    return views.timeline(tenant.tenant_id, video_id)
+def timeline(
+    video_id: str, request: Request, tenant: TenantDep, views: ViewsDep, cache: ReadCacheDep
+) -> Response:
+    return _document(request, tenant.tenant_id, video_id, views, cache, "timeline")
 
 
 @router.get(
@@ -65,8 +80,10 @@ def timeline(video_id: str, tenant: TenantDep, views: ViewsDep) -> dict[str, Any
     responses=_ARTIFACT_ERRORS,
     response_model=EvidenceView,
 )
-def evidence_view(video_id: str, tenant: TenantDep, views: ViewsDep) -> dict[str, Any]:
-    return views.evidence(tenant.tenant_id, video_id)
+def evidence_view(
+    video_id: str, request: Request, tenant: TenantDep, views: ViewsDep, cache: ReadCacheDep
+) -> Response:
+    return _document(request, tenant.tenant_id, video_id, views, cache, "evidence-view")
 
 
 @router.get(
@@ -112,8 +129,36 @@ def evidence_view(video_id: str, tenant: TenantDep, views: ViewsDep) -> dict[str
         **_ARTIFACT_ERRORS,
     },
 )
-def cost(video_id: str, tenant: TenantDep, views: ViewsDep) -> JSONResponse:
-    return JSONResponse(views.cost(tenant.tenant_id, video_id))
+def cost(
+    video_id: str, request: Request, tenant: TenantDep, views: ViewsDep, cache: ReadCacheDep
+) -> Response:
+    return _document(request, tenant.tenant_id, video_id, views, cache, "cost")
+
+
+# What each document route reads from a run, and the response model that renders it.
+_DOCUMENTS: dict[str, tuple[Callable[[RunViews, Run], dict[str, Any]], type[BaseModel] | None]] = {
+    "scene-graph": (lambda views, run: scene_graph_of(views.reader, run), SceneGraph),
+    "timeline": (lambda views, run: timeline_of(views.reader, run), Timeline),
+    "evidence-view": (lambda views, run: evidence_of(views.reader, run), EvidenceView),
+    "cost": (lambda views, run: views.reader.document(run.artifacts_path or "", COST), None),
+}
+
+
+def _document(
+    request: Request, tenant_id: str, video_id: str, views: RunViews, cache: ReadCache, what: str
+) -> Response:
+    """The document ``what`` of the video's newest readable run (asked of the catalog on every
+    request: 404, 409 and expiry answer exactly as without the cache)."""
+    run = views.run_of(tenant_id, video_id)
+    read, model = _DOCUMENTS[what]
+    return respond_cached(
+        request,
+        cache,
+        cache_key(tenant_id, run, what),
+        etag_of(run, what),
+        _DOCUMENT_CACHING,
+        lambda: Rendered.from_document(read(views, run), model),
+    )
 
 
 @router.get(
@@ -126,36 +171,41 @@ def cost(video_id: str, tenant: TenantDep, views: ViewsDep) -> JSONResponse:
         307: {"description": "Fetch the JPEG from the presigned URL in `Location`."},
         **problem_responses(401, 404),
     },
-    response_class=StreamingResponse,
+    response_class=Response,
 )
 def thumbnail(
     video_id: str,
     run_id: str,
     name: str,
+    request: Request,
     tenant: TenantDep,
     videos: VideosDep,
     runs: RunsDep,
     reader: ReaderDep,
     store: StoreDep,
+    cache: ReadCacheDep,
 ) -> Response:
     videos.get(tenant.tenant_id, video_id)  # 404 unless the caller owns the video
     run = runs.get(run_id)
-    if run.video_id != video_id or not _THUMB_NAME.match(name) or run.artifacts_path is None:
+    if (
+        run.video_id != video_id
+        or not _THUMB_NAME.match(name)
+        or run.artifacts_path is None
+        or run.expired_at is not None  # retention expires the row before deleting the files
+    ):
         raise NotFound(f"no thumbnail {name}")
     try:
         reader.verify(run.artifacts_path)  # never a frame of half a run
         key = f"{reader.run_key(run.artifacts_path)}/{THUMBS}/{name}"
         if (url := store.presign(key, _PRESIGN_EXPIRES_S)) and store.exists(key):
             return RedirectResponse(url, status_code=307, headers=_THUMB_HEADERS)
-        chunks = store.iter_bytes(key)
-        first = next(chunks, b"")  # a missing object fails here, before the response starts
+        return respond_cached(
+            request,
+            cache,
+            cache_key(tenant.tenant_id, run, f"{THUMBS}/{name}"),
+            etag_of(run, name),
+            _THUMB_HEADERS["Cache-Control"],
+            lambda: Rendered(store.get_bytes(key), "image/jpeg"),
+        )
     except (NotReady, BlobNotFound) as exc:
         raise NotFound(f"no thumbnail {name}") from exc
-    return StreamingResponse(
-        _prepend(first, chunks), media_type="image/jpeg", headers=_THUMB_HEADERS
-    )
-
-
-def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
-    yield first
-    yield from rest
