@@ -1,17 +1,24 @@
-"""The whole process-video flow against a plain decode of the same file, in the same run.
+"""The process-video flow against a plain decode and a naive user script, in the same run.
 
-    .venv/bin/python benchmarks/pipeline.py [--seconds 60] [--fresh] [--detector motion]
+    .venv/bin/python benchmarks/pipeline.py [--cases default|all] [--fresh]
+    .venv/bin/python benchmarks/pipeline.py --clip PATH [--detector MODE]
 
-A synthetic 720p clip with sensor-like noise at about 2 Mbit/s is generated (and cached under
-benchmarks/.cache). Then, in this one process and back to back:
-  1. plain decode: PyAV decodes every frame, converting none (the floor any pipeline pays);
-  2. the flow: `process_video` in-process under a temporary Prefect server, after a warm-up run
-     on a tiny clip so that Prefect's cold start is not counted.
-The flow runs with ``--detector`` (default ``motion``: the decode-bound pipeline; OCR and YOLO
-are measured by benchmarks/detectors.py). It prints both times, their ratio (target for motion:
-flow <= 2x decode), the x-realtime of the flow, and
-the peak memory the flow added over the process's baseline, for the clip and for a clip half as
-long (flat memory means the two are about equal: frames are streamed, never held).
+Each case is a synthetic clip (60 s or 10 min; 720p or 1080p; H.264 with x264's default
+B-frames or none; noisy, ~2 Mbit/s at 720p and ~4 at 1080p, or clean) and a detector mode; the
+clips are cached under benchmarks/.cache (see ``benchmarks/_clips.py``). For each case, back to
+back in one run:
+  1. plain decode: PyAV decodes every frame (``thread_type="AUTO"``), converting none: the
+     floor any pipeline pays;
+  2. the naive user script: the same decode, every frame to an RGB array, differenced at full
+     size with the previous one (OpenCV's absdiff, threshold, count changed pixels);
+  3. the flow: ``process_video`` in a fresh process under a temporary Prefect server, after a
+     warm-up run on a tiny clip so that Prefect's cold start is not counted; with its peak
+     memory over the process's baseline.
+It prints a table (times, x realtime, flow / plain decode, naive / flow, the flow's peak memory),
+the flow's three slowest stages per case (from cost.json), and the memory of each 10 min run
+against its 60 s run. The default cases take about a quarter of an hour here; ``--cases all``
+is the whole matrix (32 cases, hours). With ``--clip`` the last line printed is the ratio
+flow / plain decode.
 """
 
 from __future__ import annotations
@@ -25,14 +32,18 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 import av
+import cv2
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._clips import ClipSpec, make_clip
 from ves.synthetic import demo_scene, scale_scene, write_video
 
 CACHE = Path(__file__).resolve().parent / ".cache"
@@ -132,6 +143,7 @@ def measure_in_child(
     tiny: Path,
     options: dict[str, Any] | None = None,
     models_dir: Path | None = None,
+    timeout_s: float = 600,
 ) -> dict[str, Any]:
     """Run the flow on ``path`` in a fresh process; its wall time, cost.json and peak memory."""
     env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"}
@@ -144,59 +156,164 @@ def measure_in_child(
         capture_output=True,
         text=True,
         check=True,
-        timeout=600,
+        timeout=timeout_s,
     )
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
+DEFAULT_MODE = "motion+person+ocr"
+CHANGED_LEVEL = 25  # a pixel changed when a channel moved by more than this (noise is ~3)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A clip and the detector mode the flow runs on it."""
+
+    clip: ClipSpec
+    detector: str = DEFAULT_MODE
+
+
+DEFAULT_CASES = (
+    Case(ClipSpec(60, 720)),
+    Case(ClipSpec(60, 720), "motion"),
+    Case(ClipSpec(60, 1080)),
+    Case(ClipSpec(600, 1080)),
+)
+ALL_CASES = tuple(
+    Case(ClipSpec(seconds, height, bframes, noisy), detector)
+    for seconds, height, bframes, noisy, detector in product(
+        (60, 600), (720, 1080), (True, False), (True, False), (DEFAULT_MODE, "motion")
+    )
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One case's three measurements, all on the same file in the same run."""
+
+    label: str
+    detector: str
+    seconds: float
+    frames: int
+    decode_s: float
+    naive_s: float
+    flow: dict[str, Any]
+    kind: str = ""  # the clip but its length: a 10 min run is compared with the 60 s one
+
+
+def naive_script(path: Path) -> float:
+    """What a user writes: every frame to RGB, differenced at full size with the previous one."""
+    started = time.perf_counter()
+    previous: np.ndarray | None = None
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        for frame in container.decode(stream):
+            rgb = frame.to_ndarray(format="rgb24")
+            if previous is not None:
+                changed = cv2.absdiff(rgb, previous).max(axis=2) > CHANGED_LEVEL
+                int(np.count_nonzero(changed))
+            previous = rgb
+    return time.perf_counter() - started
+
+
+def measure(path: Path, label: str, detector: str, tiny: Path, kind: str = "") -> Row:
+    """Plain decode, naive script and the flow on ``path``, back to back."""
+    seconds = clip_seconds(path)
+    decode_s, frames = plain_decode(path)
+    naive_s = naive_script(path)
+    flow = measure_in_child(path, tiny, {"detector": detector}, timeout_s=max(600.0, 4 * seconds))
+    return Row(label, detector, seconds, frames, decode_s, naive_s, flow, kind)
+
+
+def clip_seconds(path: Path) -> float:
+    """The duration of ``path`` from its container (or its video stream)."""
+    with av.open(str(path)) as container:
+        if container.duration is not None:
+            return float(container.duration / av.time_base)
+        stream = container.streams.video[0]
+        assert stream.duration is not None and stream.time_base is not None
+        return float(stream.duration * stream.time_base)
+
+
+def print_table(rows: list[Row]) -> None:
+    """One line a case: times (x realtime), the two ratios and the flow's peak memory."""
+    print(
+        "| case | mode | plain decode s (x rt) | naive s (x rt) | flow s (x rt) "
+        "| flow / decode | naive / flow | flow peak MiB |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        flow_s = row.flow["flow_s"]
+        times = " | ".join(
+            f"{s:.1f} ({row.seconds / s:.1f}x)" for s in (row.decode_s, row.naive_s, flow_s)
+        )
+        print(
+            f"| {row.label} | `{row.detector}` | {times} | {flow_s / row.decode_s:.2f} "
+            f"| {row.naive_s / flow_s:.2f} | {row.flow['added_mib']:.0f} |"
+        )
+
+
+def print_stages(rows: list[Row]) -> None:
+    """The flow's three slowest stages per case, from its cost.json."""
+    for row in rows:
+        stages = sorted(row.flow["cost"]["stages"].items(), key=lambda kv: -kv[1])
+        top = ", ".join(f"{name} {s:.1f} s" for name, s in stages[:3])
+        print(f"{row.label} `{row.detector}`: {top} of {row.flow['flow_s']:.1f} s")
+
+
+def print_memory(rows: list[Row]) -> None:
+    """The peak memory of each 10 min run against the 60 s run of the same kind."""
+    short = {(r.kind, r.detector): r for r in rows if r.kind and r.seconds <= 60}
+    for row in rows:
+        match = short.get((row.kind, row.detector))
+        if row.kind and row.seconds > 60 and match is not None:
+            long_mib, short_mib = row.flow["added_mib"], match.flow["added_mib"]
+            ratio = long_mib / max(short_mib, 1.0)
+            print(
+                f"peak memory {row.label} `{row.detector}`: {long_mib:.0f} MiB, "
+                f"60 s: {short_mib:.0f} MiB (ratio {ratio:.2f}; flat is ~1)"
+            )
+
+
+def run_cases(cases: tuple[Case, ...], fresh: bool) -> None:
+    """Every case, each clip generated (or found in the cache) just before it is measured."""
+    tiny, rows = clip(2, fresh), []
+    for case in cases:
+        path = make_clip(case.clip, fresh)
+        kind = case.clip.label.split(" ", 2)[2]  # "720p B-frames noisy"
+        rows.append(measure(path, case.clip.label, case.detector, tiny, kind))
+        print(f"measured {case.clip.label} `{case.detector}`", file=sys.stderr, flush=True)
+    print(f"pipeline, {time.strftime('%Y-%m-%d', time.gmtime())}, {os.cpu_count()} cores")
+    print_table(rows)
+    print_stages(rows)
+    print_memory(rows)
+
+
+def run_clip(path: Path, detector: str) -> None:
+    """The three-way comparison on a user's file; the last line is flow / plain decode."""
+    row = measure(path, path.name, detector, clip(2, False))
+    print(f"{path.name}: {row.seconds:.1f} s, {row.frames} frames")
+    print_table([row])
+    print_stages([row])
+    print(f"flow / plain decode: {row.flow['flow_s'] / row.decode_s:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--cases", choices=("default", "all"), default="default")
+    parser.add_argument("--clip", type=Path, help="measure this video file instead")
+    parser.add_argument("--detector", default=DEFAULT_MODE, help="detector mode with --clip")
     parser.add_argument("--fresh", action="store_true", help="regenerate the clips")
-    parser.add_argument("--detector", default="motion", help="detector mode of the flow")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(Path(args.child[0]), Path(args.child[1]), json.loads(args.child[2]))
-        return
-    long_clip, short_clip, tiny = (
-        clip(args.seconds, args.fresh),
-        clip(args.seconds // 2, args.fresh),
-        clip(2, args.fresh),
-    )
-    decode_s, frames = plain_decode(long_clip)
-    options = {"detector": args.detector}
-    long_run = measure_in_child(long_clip, tiny, options)
-    short_run = measure_in_child(short_clip, tiny, options)
-    decode_s = min(decode_s, plain_decode(long_clip)[0])  # the quieter of two baselines
-    report(args.seconds, long_clip, frames, decode_s, long_run, short_run)
-
-
-def report(
-    seconds: int,
-    path: Path,
-    frames: int,
-    decode_s: float,
-    long_run: dict[str, Any],
-    short_run: dict[str, Any],
-) -> None:
-    flow_s = long_run["flow_s"]
-    mbit = path.stat().st_size * 8 / seconds / 1e6
-    fps, ratio = frames / decode_s, flow_s / decode_s
-    print(f"clip: 1280x720 30 fps, {seconds} s, {mbit:.2f} Mbit/s, {frames} frames")
-    print(f"plain decode (all frames, no conversion): {decode_s:6.2f} s  ({fps:.0f} fps)")
-    mode = long_run["cost"]["detector_mode"]
-    print(f"process-video flow ({mode}, publish):{' ' * max(0, 13 - len(mode))}{flow_s:6.2f} s")
-    print(f"ratio flow / plain decode:                {ratio:6.2f}  (target <= 2.00)")
-    print(f"flow speed:                               {seconds / flow_s:6.1f} x realtime")
-    stages = ", ".join(f"{k} {v:.2f}" for k, v in long_run["cost"]["stages"].items())
-    print(f"stages (s): {stages}")
-    grow = long_run["added_mib"] / max(short_run["added_mib"], 1.0)
-    print(
-        f"peak memory added by the flow: {long_run['added_mib']:.0f} MiB for {seconds} s, "
-        f"{short_run['added_mib']:.0f} MiB for {seconds // 2} s (ratio {grow:.2f}; flat is ~1)"
-    )
+    elif args.clip:
+        run_clip(args.clip.resolve(), args.detector)
+    else:
+        run_cases(DEFAULT_CASES if args.cases == "default" else ALL_CASES, args.fresh)
 
 
 if __name__ == "__main__":
