@@ -1,6 +1,6 @@
 """The process-video flow against a plain decode and a naive user script, in the same run.
 
-    .venv/bin/python benchmarks/pipeline.py [--cases default|all] [--fresh]
+    .venv/bin/python benchmarks/pipeline.py [--cases default|all] [--only 1080p] [--fresh]
     .venv/bin/python benchmarks/pipeline.py --clip PATH [--detector MODE]
 
 Each case is a synthetic clip (60 s or 10 min; 720p or 1080p; H.264 with x264's default
@@ -237,22 +237,22 @@ def clip_seconds(path: Path) -> float:
         return float(stream.duration * stream.time_base)
 
 
-def print_table(rows: list[Row]) -> None:
-    """One line a case: times (x realtime), the two ratios and the flow's peak memory."""
-    print(
-        "| case | mode | plain decode s (x rt) | naive s (x rt) | flow s (x rt) "
-        "| flow / decode | naive / flow | flow peak MiB |"
+TABLE_HEAD = (
+    "| case | mode | plain decode s (x rt) | naive s (x rt) | flow s (x rt) "
+    "| flow / decode | naive / flow | flow peak MiB |\n|---|---|---|---|---|---|---|---|"
+)
+
+
+def table_line(row: Row) -> str:
+    """A case's times (x realtime), the two ratios and the flow's peak memory."""
+    flow_s = row.flow["flow_s"]
+    times = " | ".join(
+        f"{s:.1f} ({row.seconds / s:.1f}x)" for s in (row.decode_s, row.naive_s, flow_s)
     )
-    print("|---|---|---|---|---|---|---|---|")
-    for row in rows:
-        flow_s = row.flow["flow_s"]
-        times = " | ".join(
-            f"{s:.1f} ({row.seconds / s:.1f}x)" for s in (row.decode_s, row.naive_s, flow_s)
-        )
-        print(
-            f"| {row.label} | `{row.detector}` | {times} | {flow_s / row.decode_s:.2f} "
-            f"| {row.naive_s / flow_s:.2f} | {row.flow['added_mib']:.0f} |"
-        )
+    return (
+        f"| {row.label} | `{row.detector}` | {times} | {flow_s / row.decode_s:.2f} "
+        f"| {row.naive_s / flow_s:.2f} | {row.flow['added_mib']:.0f} |"
+    )
 
 
 def print_stages(rows: list[Row]) -> None:
@@ -278,15 +278,18 @@ def print_memory(rows: list[Row]) -> None:
 
 
 def run_cases(cases: tuple[Case, ...], fresh: bool) -> None:
-    """Every case, each clip generated (or found in the cache) just before it is measured."""
+    """Every case, each clip generated (or found in the cache) just before it is measured.
+
+    Each table line is printed as soon as its case is measured (a long run shows progress).
+    """
     tiny, rows = clip(2, fresh), []
+    print(f"pipeline, {time.strftime('%Y-%m-%d', time.gmtime())}, {os.cpu_count()} cores")
+    print(TABLE_HEAD, flush=True)
     for case in cases:
         path = make_clip(case.clip, fresh)
         kind = case.clip.label.split(" ", 2)[2]  # "720p B-frames noisy"
         rows.append(measure(path, case.clip.label, case.detector, tiny, kind))
-        print(f"measured {case.clip.label} `{case.detector}`", file=sys.stderr, flush=True)
-    print(f"pipeline, {time.strftime('%Y-%m-%d', time.gmtime())}, {os.cpu_count()} cores")
-    print_table(rows)
+        print(table_line(rows[-1]), flush=True)
     print_stages(rows)
     print_memory(rows)
 
@@ -295,7 +298,8 @@ def run_clip(path: Path, detector: str) -> None:
     """The three-way comparison on a user's file; the last line is flow / plain decode."""
     row = measure(path, path.name, detector, clip(2, False))
     print(f"{path.name}: {row.seconds:.1f} s, {row.frames} frames")
-    print_table([row])
+    print(TABLE_HEAD)
+    print(table_line(row))
     print_stages([row])
     print(f"flow / plain decode: {row.flow['flow_s'] / row.decode_s:.2f}")
 
@@ -303,6 +307,7 @@ def run_clip(path: Path, detector: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", choices=("default", "all"), default="default")
+    parser.add_argument("--only", default="", help="only the cases whose label has this text")
     parser.add_argument("--clip", type=Path, help="measure this video file instead")
     parser.add_argument("--detector", default=DEFAULT_MODE, help="detector mode with --clip")
     parser.add_argument("--fresh", action="store_true", help="regenerate the clips")
@@ -313,7 +318,9 @@ def main() -> None:
     elif args.clip:
         run_clip(args.clip.resolve(), args.detector)
     else:
-        run_cases(DEFAULT_CASES if args.cases == "default" else ALL_CASES, args.fresh)
+        cases = DEFAULT_CASES if args.cases == "default" else ALL_CASES
+        chosen = tuple(c for c in cases if args.only in f"{c.clip.label} {c.detector}")
+        run_cases(chosen, args.fresh)
 
 
 if __name__ == "__main__":
