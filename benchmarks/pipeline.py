@@ -10,7 +10,7 @@ back in one run:
   1. plain decode: PyAV decodes every frame (``thread_type="AUTO"``), converting none: the
      floor any pipeline pays;
   2. the naive user script: the same decode, every frame to an RGB array, differenced at full
-     size with the previous one (OpenCV's absdiff, threshold, count changed pixels);
+     size with the previous one (grey, OpenCV's absdiff, threshold, count changed pixels);
   3. the flow: ``process_video`` in a fresh process under a temporary Prefect server, after a
      warm-up run on a tiny clip so that Prefect's cold start is not counted; with its peak
      memory over the process's baseline.
@@ -163,7 +163,7 @@ def measure_in_child(
 
 
 DEFAULT_MODE = "motion+person+ocr"
-CHANGED_LEVEL = 25  # a pixel changed when a channel moved by more than this (noise is ~3)
+CHANGED_LEVEL = 25  # a pixel changed when its grey level moved by more than this (noise ~3)
 
 
 @dataclass(frozen=True)
@@ -203,18 +203,22 @@ class Row:
 
 
 def naive_script(path: Path) -> float:
-    """What a user writes: every frame to RGB, differenced at full size with the previous one."""
+    """What a user writes: every frame to RGB, differenced at full size with the previous one.
+
+    OpenCV's classic recipe (grey, absdiff, threshold, count): numpy's ``max(axis=2)`` over
+    the colour channels would cost 60 ms a 720p frame here and make the flow look better.
+    """
     started = time.perf_counter()
     previous: np.ndarray | None = None
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
         for frame in container.decode(stream):
-            rgb = frame.to_ndarray(format="rgb24")
+            grey = cv2.cvtColor(frame.to_ndarray(format="rgb24"), cv2.COLOR_RGB2GRAY)
             if previous is not None:
-                changed = cv2.absdiff(rgb, previous).max(axis=2) > CHANGED_LEVEL
-                int(np.count_nonzero(changed))
-            previous = rgb
+                diff = cv2.absdiff(grey, previous)
+                cv2.countNonZero(cv2.threshold(diff, CHANGED_LEVEL, 255, cv2.THRESH_BINARY)[1])
+            previous = grey
     return time.perf_counter() - started
 
 
