@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -180,7 +180,7 @@ async def _read_in_turn(
     first: int,
     stop_at: float,
     samples: dict[str, list[float]],
-    errors: dict[str, int],
+    errors: dict[str, Counter[str]],
     pause_s: float,
 ) -> None:
     turn = first
@@ -190,21 +190,22 @@ async def _read_in_turn(
         turn += 1
         started = time.perf_counter()
         try:
-            ok = (await client.get(url)).status_code == 200
-        except httpx.HTTPError:
-            ok = False
-        if ok:
+            status = (await client.get(url)).status_code
+            failure = None if status == 200 else str(status)
+        except httpx.HTTPError as exc:
+            failure = type(exc).__name__
+        if failure is None:
             samples[route].append(time.perf_counter() - started)
         else:
-            errors[route] += 1
+            errors[route][failure] += 1
         await asyncio.sleep(pause_s)
 
 
 async def _load(
     url: str, key: str, urls: list[tuple[str, str]], clients: int, seconds: float, pause_s: float
-) -> tuple[dict[str, list[float]], dict[str, int]]:
+) -> tuple[dict[str, list[float]], dict[str, Counter[str]]]:
     samples: dict[str, list[float]] = defaultdict(list)
-    errors: dict[str, int] = defaultdict(int)
+    errors: dict[str, Counter[str]] = defaultdict(Counter)
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     headers = {"Authorization": f"Bearer {key}"}
     async with httpx.AsyncClient(
@@ -222,6 +223,15 @@ async def _load(
     return samples, errors
 
 
+def _alone(url: str, headers: dict[str, str], urls: list[tuple[str, str]]) -> dict[str, float]:
+    """p50 of 20 reads of each route by one client, the API otherwise idle."""
+    medians = {}
+    with httpx.Client(base_url=url, headers=headers, timeout=60) as client:
+        for route, path in urls:
+            medians[route] = statistics.median(_timed(lambda p=path: client.get(p), 20))
+    return medians
+
+
 def load_phase(clients: int, seconds: float, pause_s: float, reprocess: bool) -> None:
     record = long_run(reprocess)
     catalog = Catalog.from_settings(Settings(data_dir=LONG_DATA))
@@ -231,6 +241,7 @@ def load_phase(clients: int, seconds: float, pause_s: float, reprocess: bool) ->
     key = tenants.create_key(tenant.tenant_id)[1]
     video = f"/api/product/videos/{record['video_id']}"
     results = {}
+    alone: dict[str, dict[str, float]] = {}
     for label, cache_bytes in (("before: cache off", 0), ("after: cache on", 256 * 2**20)):
         with api_process(LONG_DATA, cache_bytes) as url:
             headers = {"Authorization": f"Bearer {key}"}
@@ -240,6 +251,7 @@ def load_phase(clients: int, seconds: float, pause_s: float, reprocess: bool) ->
             urls = [("scene graph (10 min)", f"{video}/scene-graph")]
             urls.append(("evidence view (10 min)", f"{video}/evidence-view"))
             urls += [("thumbnail", t) for t in thumbs[:: max(1, len(thumbs) // THUMBNAILS)]]
+            alone[label] = _alone(url, headers, urls[:3])
             results[label] = asyncio.run(_load(url, key, urls, clients, seconds, pause_s))
     objects = len(graph.json()["objects"])
     print(
@@ -250,13 +262,19 @@ def load_phase(clients: int, seconds: float, pause_s: float, reprocess: bool) ->
     )
     for label, (samples, errors) in results.items():
         done = sum(len(v) for v in samples.values())
-        print(f"  {label}: {done / seconds:6.0f} req/s, {sum(errors.values())} errors")
+        failed: Counter[str] = Counter()
+        for counts in errors.values():
+            failed.update(counts)
+        print(f"  {label}: {done / seconds:6.0f} req/s, errors {dict(failed) or 0}")
+        one = ", ".join(f"{r} {t * 1e3:.1f} ms" for r, t in alone[label].items())
+        print(f"    one client alone, p50: {one}")
         for route in sorted(set(samples) | set(errors)):
             got = sorted(samples[route]) or [float("nan")]
             p99 = got[min(len(got) - 1, int(len(got) * 0.99))]
             print(
                 f"    {route:24s} p50 {statistics.median(got) * 1e3:8.1f} ms  "
-                f"p99 {p99 * 1e3:8.1f} ms  ({len(samples[route])} ok, {errors[route]} errors)"
+                f"p99 {p99 * 1e3:8.1f} ms  ({len(samples[route])} ok, "
+                f"{sum(errors[route].values())} errors)"
             )
 
 
