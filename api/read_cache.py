@@ -123,9 +123,13 @@ def respond_cached(
     cache_control: str,
     render: Callable[[], Rendered],
 ) -> Response:
-    """304 when the client holds ``etag``, else the (kept) rendering, both with the validators."""
+    """304 when the client holds ``etag``, else the (kept) rendering, both with the validators.
+
+    The rendering is got first even for a 304 (from the cache, normally): only what exists is
+    "not modified", so a made-up thumbnail name with a matching ETag still answers 404.
+    """
     headers = {"ETag": etag, "Cache-Control": cache_control}
+    rendered = cache.get_or_render(key, render)
     if matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
-    rendered = cache.get_or_render(key, render)
     return Response(rendered.body, media_type=rendered.media_type, headers=headers)

@@ -13,6 +13,7 @@ from storage.catalog import Catalog
 from storage.retention import RetentionStore
 from tests.api.conftest import _wait
 from tests.api.test_videos import _problem
+from ves import __version__
 
 DOCUMENTS = ("scene-graph", "timeline", "evidence-view", "cost")
 
@@ -44,6 +45,19 @@ def test_reads_carry_an_etag_and_answer_if_none_match_with_304(
         assert client.get(url, headers={"If-None-Match": '"other"'}).status_code == 200
     graph = client.get(f"/api/product/videos/{video_id}/scene-graph").json()
     assert any("class" in o for o in graph["objects"])  # rendered by alias, as the model says
+
+
+@pytest.mark.slow
+def test_a_made_up_thumbnail_with_a_matching_etag_is_still_404(
+    executed: tuple[httpx.Client, str, dict[str, Any]],
+) -> None:
+    client, video_id, video = executed
+    run_id = video["latest_run"]["run_id"]
+    url = _thumbnail_url(client, video_id)
+    made_up = url.rsplit("/", 1)[0] + "/ev_00000000000000000000000000_0.jpg"
+    forged = f'"{run_id}.ev_00000000000000000000000000_0.jpg.{__version__}"'
+    answer = client.get(made_up, headers={"If-None-Match": forged})
+    _problem(answer, 404, "not_found")
 
 
 @pytest.mark.slow
