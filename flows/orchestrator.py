@@ -11,6 +11,9 @@ workers poll every queue of the pool, and a queue at its limit offers them nothi
 with a free slot Prefect serves the lowest priority number first; a run that starts moves its
 tenant's queue to the back (``serve_tenant_last``), so when workers are the bottleneck tenants
 take turns (least recently served first) instead of the oldest queue winning every slot.
+The queue's limit is a count at poll time, not a lock (two workers polling at one instant may
+each get a run for the last slot), so the flow also takes its slot in the catalog
+(``RunStore.try_start``) and waits, queued, when the tenant's ``concurrent_runs`` are taken.
 
 The reaper asks two questions on a timer (and at start-up): has a running run stopped beating?
 did Prefect see its flow run crash, fail or get cancelled? Either way the run ends ``failed``

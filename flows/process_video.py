@@ -34,6 +34,8 @@ from ves.settings import Settings
 
 T = TypeVar("T")
 
+_SLOT_POLL_S = 1.0  # how often a run that waits for one of its tenant's slots asks again
+
 
 class ProcessVideoParams(BaseModel):
     """The flow's one parameter: which run to process (everything else is in the catalog)."""
@@ -84,6 +86,26 @@ def _run_stages(ctx: RunContext) -> dict[str, Any]:
     return cost_task(ctx, inputs)
 
 
+def _take_slot(ctx: RunContext) -> bool:
+    """Start the run once fewer than the plan's ``concurrent_runs`` of its tenant are running.
+
+    Prefect's tenant queue nearly always ensures that already; when two workers polled at the
+    same instant, the second one's run waits here (queued, beating) for a slot to free.
+    Returns False when the run is no longer queued (it failed meanwhile).
+    """
+    first = True
+    while (outcome := ctx.runs.try_start(ctx.run_id, ctx.plan.concurrent_runs)) == "busy":
+        if first:
+            get_run_logger().info(
+                "run %s waits: %d run(s) of its workspace are running (its plan's limit)",
+                ctx.run_id,
+                ctx.plan.concurrent_runs,
+            )
+        first = False
+        time.sleep(_SLOT_POLL_S)
+    return outcome == "started"
+
+
 def _failure_of(exc: BaseException, flow_run: str) -> RunFailure:
     if isinstance(exc, VesError) and type(exc) is not VesError:
         return RunFailure(exc.code, exc.detail)
@@ -98,7 +120,7 @@ def process_video(params: ProcessVideoParams) -> str:
     """Process one queued run of a video into its published artifacts."""
     logger = get_run_logger()
     ctx = load_context(Settings(), params.run_id)
-    if not ctx.runs.start(ctx.run_id):
+    if not _take_slot(ctx):
         logger.warning("run %s is no longer queued; nothing to do", ctx.run_id)
         return "skipped"
     serve_tenant_last(ctx.tenant_id)  # the tenant's turn is taken: others go first next time

@@ -14,14 +14,14 @@ import json
 import math
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import Connection, RowMapping, text, update
 
 from storage.catalog import Catalog
 from storage.records import Run
 from storage.tables import runs as runs_table
-from storage.usage import ALL, add, month_of, queued_runs, refuse, used
+from storage.usage import ALL, add, month_of, queued_runs, refuse, running_runs, used
 from ves.clock import from_rfc3339, now_rfc3339, to_rfc3339, utc_now
 from ves.errors import Conflict, NotFound, RateLimited
 from ves.ids import new_id
@@ -36,6 +36,11 @@ class RunFailure:
 
     code: str
     message: str
+
+
+StartOutcome = Literal["started", "gone", "busy"]
+# The stage of a queued run whose flow is waiting for one of the tenant's slots (it beats too).
+WAITING_STAGE = "waiting_for_slot"
 
 
 class RunStore:
@@ -114,18 +119,47 @@ class RunStore:
 
     def start(self, run_id: str) -> bool:
         """``queued`` -> ``running``; False when the run is no longer queued (e.g. failed)."""
+        return self.try_start(run_id) == "started"
+
+    def try_start(self, run_id: str, at_most: int | None = None) -> StartOutcome:
+        """``queued`` -> ``running`` unless ``at_most`` of the tenant's runs are running already.
+
+        The orchestrator's tenant queue keeps a tenant's runs to its plan's ``concurrent_runs``
+        but not exactly: two workers polling at the same instant may each be handed a run while
+        one slot is free (Prefect's queue limit is a count at poll time, not a lock). This is
+        the exact gate, checked and taken in one transaction under the tenant's lock.
+
+        Returns:
+            ``started``; ``gone`` when the run is no longer queued (failed, or started by
+            another flow); ``busy`` when ``at_most`` runs of the tenant are running (try again).
+        """
         now = now_rfc3339()
-        with self.catalog.write() as conn:
+        with self.catalog.read() as conn:
+            tenant_id = conn.execute(
+                text("SELECT tenant_id FROM runs WHERE run_id = :run_id"), {"run_id": run_id}
+            ).scalar()
+        if tenant_id is None:
+            return "gone"
+        with self.catalog.write(lock=tenant_id) as conn:
+            if at_most is not None and running_runs(conn, tenant_id) >= at_most:
+                waiting = conn.execute(
+                    text(
+                        "UPDATE runs SET stage = :stage, heartbeat_at = :now"
+                        " WHERE run_id = :run_id AND state = 'queued'"
+                    ),
+                    {"stage": WAITING_STAGE, "now": now, "run_id": run_id},
+                ).rowcount
+                return "busy" if waiting else "gone"
             updated = conn.execute(
                 text(
-                    "UPDATE runs SET state = 'running', started_at = :now, heartbeat_at = :now"
-                    " WHERE run_id = :run_id AND state = 'queued'"
+                    "UPDATE runs SET state = 'running', stage = NULL, started_at = :now,"
+                    " heartbeat_at = :now WHERE run_id = :run_id AND state = 'queued'"
                 ),
                 {"now": now, "run_id": run_id},
             ).rowcount
             if updated:
                 _set_video_state(conn, _video_of(conn, run_id), "running", now)
-        return bool(updated)
+        return "started" if updated else "gone"
 
     def progress(self, run_id: str, stage: str, progress: float) -> None:
         """Record the stage and overall progress (0..1) of a running run; also a heartbeat."""
@@ -195,15 +229,19 @@ class RunStore:
         return [Run.from_row(r) for r in rows]
 
     def fail_silent(self, timeout_s: float) -> list[str]:
-        """Fail running runs whose flow has not beaten for ``timeout_s``; return their ids."""
+        """Fail runs whose flow has not beaten for ``timeout_s``; return their ids.
+
+        Running runs, and queued runs whose flow was waiting for a slot (``WAITING_STAGE``).
+        """
         cutoff = to_rfc3339(utc_now() - timedelta(seconds=timeout_s))
         with self.catalog.read() as conn:
             silent = (
                 conn.execute(
                     text(
-                        "SELECT run_id FROM runs WHERE state = 'running' AND heartbeat_at < :cutoff"
+                        "SELECT run_id FROM runs WHERE heartbeat_at < :cutoff"
+                        " AND (state = 'running' OR (state = 'queued' AND stage = :waiting))"
                     ),
-                    {"cutoff": cutoff},
+                    {"cutoff": cutoff, "waiting": WAITING_STAGE},
                 )
                 .scalars()
                 .all()

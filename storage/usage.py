@@ -161,3 +161,12 @@ def queued_runs(conn: Connection, tenant_id: str) -> int:
         {"tenant_id": tenant_id},
     ).scalar_one()
     return int(count)
+
+
+def running_runs(conn: Connection, tenant_id: str) -> int:
+    """The tenant's runs processing now (started, not yet ended)."""
+    count = conn.execute(
+        text("SELECT count(*) FROM runs WHERE tenant_id = :tenant_id AND state = 'running'"),
+        {"tenant_id": tenant_id},
+    ).scalar_one()
+    return int(count)

@@ -11,7 +11,7 @@ from sqlalchemy import text
 
 from storage.catalog import Catalog
 from storage.records import Run
-from storage.runs import RunFailure, RunStore
+from storage.runs import WAITING_STAGE, RunFailure, RunStore
 from storage.tenants import TenantStore
 from storage.videos import NewVideo, VideoStore
 from ves.clock import to_rfc3339, utc_now
@@ -266,6 +266,42 @@ def test_fail_silent_fails_only_running_runs_that_stopped_beating(
     }
     assert runs.get(done.run_id).state == "succeeded"
     assert runs.fail_silent(90.0) == []  # already failed: not again
+
+
+def test_a_run_waits_for_a_slot_and_starts_when_one_frees(
+    runs: RunStore, acme: str, make_video: MakeVideo
+) -> None:
+    first, second, third = (runs.create(acme, make_video(), {}).run_id for _ in range(3))
+    assert runs.try_start(first, at_most=2) == "started"
+    assert runs.try_start(second, at_most=2) == "started"
+    assert runs.try_start(third, at_most=2) == "busy"
+    waiting = runs.get(third)
+    assert (waiting.state, waiting.stage, waiting.started_at) == ("queued", WAITING_STAGE, None)
+    assert runs.succeed(first, "/a/first")
+    assert runs.try_start(third, at_most=2) == "started"
+    started = runs.get(third)
+    assert (started.state, started.stage) == ("running", None)
+    assert runs.try_start(third, at_most=2) == "gone"  # started once only
+    fourth = runs.create(acme, make_video(), {}).run_id
+    assert runs.fail(fourth, BROKEN)
+    assert runs.try_start(fourth, at_most=2) == "gone"  # failed while it waited
+    assert runs.try_start("run_unknown", at_most=2) == "gone"
+
+
+def test_fail_silent_fails_a_waiting_run_whose_flow_stopped_beating(
+    runs: RunStore, catalog: Catalog, acme: str, make_video: MakeVideo
+) -> None:
+    """A flow killed while it waited for a slot leaves a queued run nobody will start."""
+    holder = runs.create(acme, make_video(), {}).run_id
+    assert runs.try_start(holder, at_most=1) == "started"
+    waiting = runs.create(acme, make_video(), {}).run_id
+    assert runs.try_start(waiting, at_most=1) == "busy"
+    in_line = runs.create(acme, make_video(), {}).run_id  # no flow has it yet
+    for run_id in (holder, waiting, in_line):
+        set_column(catalog, run_id, "heartbeat_at", 600)
+    assert sorted(runs.fail_silent(90.0)) == sorted([holder, waiting])
+    assert runs.get(waiting).error_code == "processing_stopped"
+    assert runs.get(in_line).state == "queued"
 
 
 def test_active_lists_queued_and_running_oldest_first(

@@ -129,3 +129,32 @@ def test_a_succeeded_run_counts_its_seconds_and_bytes_once(catalog: Catalog) -> 
     assert (usage.processed_s, usage.storage_bytes, usage.executions) == (20.0, 1000, 1)
     assert runs.get(run.run_id).artifacts_bytes == 1000
     assert usage.remaining(PlanLimits())["executions"] == 49
+
+
+def test_parallel_starts_take_exactly_the_plans_concurrent_runs(catalog: Catalog) -> None:
+    """Six flows handed six runs of one tenant at the same instant (two workers that polled
+    together): exactly ``concurrent_runs`` start, the rest wait, and another tenant is not held."""
+    tenants = TenantStore(catalog)
+    busy, other = tenants.create_tenant("busy"), tenants.create_tenant("other")
+    run_ids = []
+    for tenant in [busy] * 6 + [other]:
+        video = VideoStore(catalog).create(
+            NewVideo(tenant.tenant_id, "v", "url", "https://e.com/v.mp4")
+        )
+        run_ids.append(RunStore(catalog).create(tenant.tenant_id, video.video_id, {}).run_id)
+    outcomes: dict[str, str] = {}
+    start = threading.Barrier(len(run_ids))
+
+    def take(run_id: str) -> None:
+        start.wait()
+        outcomes[run_id] = RunStore(Catalog.connect(catalog.url)).try_start(run_id, at_most=2)
+
+    threads = [threading.Thread(target=take, args=(r,)) for r in run_ids]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes[r] for r in run_ids[:6]) == ["busy"] * 4 + ["started"] * 2
+    assert outcomes[run_ids[6]] == "started"
+    states = sorted(RunStore(catalog).get(r).state for r in run_ids[:6])
+    assert states == ["queued"] * 4 + ["running"] * 2
