@@ -39,16 +39,27 @@ def ghost_regions(
     ghosts = np.zeros(len(boxes), dtype=bool)
     if not len(boxes) or ratio <= 0:
         return ghosts
-    frame_edges, background_edges = edge_strength(planes), edge_strength(background)
     for k, (x1, y1, x2, y2) in enumerate(boxes.astype(np.int64)):
         inside = mask[y1:y2, x1:x2]
         band = ndimage.binary_dilation(inside) & ~ndimage.binary_erosion(inside)
         if band.sum() < 8:
             continue
-        seen = float(frame_edges[y1:y2, x1:x2][band].mean())
-        remembered = float(background_edges[y1:y2, x1:x2][band].mean())
+        seen = float(edges_in(planes, (y1, y2, x1, x2))[band].mean())
+        remembered = float(edges_in(background, (y1, y2, x1, x2))[band].mean())
         ghosts[k] = seen < ratio * remembered
     return ghosts
+
+
+def edges_in(planes: FloatImage, window: tuple[int, int, int, int]) -> FloatImage:
+    """``edge_strength(planes)[y1:y2, x1:x2]`` for ``window = (y1, y2, x1, x2)``, exactly, from
+    the window and the one-pixel ring around it (Sobel's reach) instead of the whole frame:
+    the regions of change are a small part of the frame, and the whole-frame edges of both the
+    frame and the background were half of the motion detector's time."""
+    y1, y2, x1, x2 = window
+    height, width = planes.shape[1:]
+    top, left = max(y1 - 1, 0), max(x1 - 1, 0)
+    edges = edge_strength(planes[:, top : min(y2 + 1, height), left : min(x2 + 1, width)])
+    return edges[y1 - top : y2 - top, x1 - left : x2 - left]
 
 
 def update_background(

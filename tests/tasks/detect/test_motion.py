@@ -16,6 +16,7 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 
+from tasks.detect.detectors.background import edge_strength, edges_in
 from tasks.detect.detectors.motion import (
     MotionConfig,
     MotionDetector,
@@ -379,3 +380,13 @@ def test_change_inside_ignored_boxes_does_not_count() -> None:
         dets = detector.detect_frame(i, i / SAMPLE_FPS, small, ignore=text_box if shown else None)
         width = dets.boxes[:, 2] - dets.boxes[:, 0]
         assert (width < 0.25).all(), (i, dets.boxes)  # never the walker and the sign together
+
+
+def test_edges_in_a_window_equal_the_whole_frames_edges_there() -> None:
+    """The ghost test's edges come from a window and its one-pixel ring: exactly the same
+    values as the whole frame's, at the frame's borders too."""
+    rng = np.random.default_rng(7)
+    planes = rng.uniform(0, 255, size=(3, 40, 60)).astype(np.float32)
+    whole = edge_strength(planes)
+    for y1, y2, x1, x2 in [(0, 40, 0, 60), (0, 5, 0, 7), (10, 20, 30, 45), (33, 40, 52, 60)]:
+        np.testing.assert_array_equal(edges_in(planes, (y1, y2, x1, x2)), whole[y1:y2, x1:x2])
