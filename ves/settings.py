@@ -76,6 +76,11 @@ class Settings(BaseSettings):
     local_worker: bool = Field(
         True, description="`ves serve` also starts a worker here (false: workers run elsewhere)."
     )
+    warm_start: bool = Field(
+        True,
+        description="Workers started by `ves serve`/`ves worker` fork each run from a process that"
+        " has imported the flow's code once (`flows.warm_start`), instead of a new interpreter.",
+    )
     worker_limit: int = Field(
         2, ge=1, le=64, description="Runs one local worker processes at once (2 cores: 2)."
     )
@@ -109,6 +114,14 @@ class Settings(BaseSettings):
         ),
     )
     thumbnail_width: int = Field(480, ge=64, le=1920, description="Width of evidence thumbnails.")
+    skip_loop_filter: bool = Field(
+        True,
+        description=(
+            "Decode without the codec's deblocking filter: the frames are only analysed and shown"
+            " as thumbnails, never re-encoded (README, Performance: the time saved and the truth"
+            " scores either way)."
+        ),
+    )
     scene_cut_threshold: float = Field(
         0.3, gt=0, lt=1, description="Scene-change score above which the world state is rebuilt."
     )
