@@ -10,6 +10,11 @@ run) and execute -> `succeeded`, and reads the stage compute from `cost.json`. I
 both, and the ratio end-to-end / stage compute (the time a 60 s video spends in orchestration:
 queueing, worker polling, process and flow start). Issue 14's targets: execute -> running p50 under
 2 s; end-to-end within 1.3x the stage compute.
+
+Where the time to `running` goes, from the Prefect flow run's own state history: execute ->
+`PENDING` (the API created the flow run, a worker polled and took it), `PENDING` -> `RUNNING` (the
+worker started a process, which imported the flow and set it running), `RUNNING` -> the catalog's
+`running` (the flow loaded the run and took a slot).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +92,26 @@ def upload(client: httpx.Client, path: Path) -> str:
     return str(video["video_id"])
 
 
-def one_run(client: httpx.Client, video_id: str) -> dict[str, float]:
+def phases(prefect: httpx.Client, executed: datetime, running: str) -> dict[str, float]:
+    """The newest flow run's state times, as seconds after ``executed`` (see the module)."""
+    body = {
+        "flows": {"name": {"any_": ["process-video"]}},
+        "sort": "EXPECTED_START_TIME_DESC",
+        "limit": 1,
+    }
+    flow_run = prefect.post("/flow_runs/filter", json=body).json()[0]
+    states = prefect.get("/flow_run_states/", params={"flow_run_id": flow_run["id"]}).json()
+    at = {s["type"]: datetime.fromisoformat(s["timestamp"]) for s in states}
+    started = datetime.fromisoformat(running)
+    return {
+        "to_pending_s": (at["PENDING"] - executed).total_seconds(),
+        "pending_to_running_s": (at["RUNNING"] - at["PENDING"]).total_seconds(),
+        "flow_to_catalog_s": (started - at["RUNNING"]).total_seconds(),
+    }
+
+
+def one_run(client: httpx.Client, prefect: httpx.Client, video_id: str) -> dict[str, float]:
+    executed = datetime.now().astimezone()
     started = time.perf_counter()
     client.post(f"/api/product/videos/{video_id}/execute", json={}).raise_for_status()
     running_s = None
@@ -104,6 +129,7 @@ def one_run(client: httpx.Client, video_id: str) -> dict[str, float]:
         "running_s": float(running_s or elapsed),
         "succeeded_s": elapsed,
         "compute_s": float(sum(cost["stages"].values())),
+        **phases(prefect, executed, run["started_at"]),
     }
 
 
@@ -121,11 +147,15 @@ def main() -> None:
         service, url, env = start_service(Path(tmp))
         try:
             headers = {"Authorization": f"Bearer {api_key(env)}"}
-            with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
+            prefect_url = f"http://127.0.0.1:{env['VES_PREFECT_PORT']}/api"
+            with (
+                httpx.Client(base_url=url, headers=headers, timeout=120) as client,
+                httpx.Client(base_url=prefect_url, timeout=30) as prefect,
+            ):
                 video_id = upload(client, path)
                 runs = []
                 for n in range(1, args.runs + 1):
-                    runs.append(one_run(client, video_id))
+                    runs.append(one_run(client, prefect, video_id))
                     print(f"  run {n}: " + ", ".join(f"{k} {v:.2f}" for k, v in runs[-1].items()))
         finally:
             os.killpg(service.pid, signal.SIGTERM)
@@ -139,6 +169,9 @@ def report(seconds: int, runs: list[dict[str, float]]) -> None:
     print("|---|---|---|---|")
     for name, key, target in (
         ("execute -> running (s)", "running_s", "p50 < 2"),
+        ("  execute -> Prefect PENDING (s)", "to_pending_s", ""),
+        ("  PENDING -> RUNNING (s)", "pending_to_running_s", ""),
+        ("  Prefect RUNNING -> catalog running (s)", "flow_to_catalog_s", ""),
         ("execute -> succeeded (s)", "succeeded_s", ""),
         ("stage compute (s)", "compute_s", ""),
     ):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flows.orchestrator import WORK_POOL
+from flows.warm_start import SOCKET_ENV
 from ves.settings import Settings
 
 _START_TIMEOUT_S = 120.0
@@ -41,6 +43,7 @@ class Child:
     health_url: str | None
     env: dict[str, str] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = None
+    settle_s: float = _WORKER_SETTLE_S  # without a health URL: alive after this long is up
 
 
 def prefect_env(settings: Settings) -> dict[str, str]:
@@ -62,10 +65,11 @@ def prefect_env(settings: Settings) -> dict[str, str]:
 def worker_child(settings: Settings, env: dict[str, str]) -> Child:
     """A worker of the process pool; ``env`` says which Prefect server it polls.
 
-    It asks for work every 2 s (Prefect's default is 10 s): a run waiting in line for a slot is
-    picked up within 2 s of the slot freeing, at the price of one small query per poll.
+    It asks for work every second (Prefect's default is 10 s): a run executed, or waiting in
+    line for a slot, is picked up within a second, at the price of one small query per poll
+    (benchmarks/latency.py: execute -> Prefect ``PENDING`` p50 1.5 s when polling every 2 s).
     """
-    poll = os.environ.get("PREFECT_WORKER_QUERY_SECONDS", "2")
+    poll = os.environ.get("PREFECT_WORKER_QUERY_SECONDS", "1")
     return Child(
         "prefect-worker",
         [
@@ -86,6 +90,29 @@ def worker_child(settings: Settings, env: dict[str, str]) -> Child:
     )
 
 
+def worker_children(settings: Settings, env: dict[str, str]) -> list[Child]:
+    """The worker, and before it the warm starter its flow runs fork from (``warm_start``).
+
+    Both get the same environment (the forked runs see the settings the starter imported with)
+    and this virtualenv's ``bin`` first on ``PATH``: the deployment's command is
+    ``python -m flows.warm_start``. The worker needs not wait for the starter: a run launched
+    before it listens starts cold.
+    """
+    bin_dir = str(Path(sys.executable).parent)
+    shared = {**env, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    if not settings.warm_start:
+        return [worker_child(settings, shared)]
+    shared[SOCKET_ENV] = f"@ves-warm-{os.getpid()}-{secrets.token_hex(4)}"
+    starter = Child(
+        "warm-start",
+        [sys.executable, "-m", "flows.warm_start", "--serve"],
+        None,
+        {**shared, "VES_PROJECT_DIR": str(PROJECT_DIR)},
+        settle_s=0.0,
+    )
+    return [starter, worker_child(settings, shared)]
+
+
 def _children(settings: Settings) -> list[Child]:
     bin_dir = Path(sys.executable).parent
     prefect = Child(
@@ -102,7 +129,7 @@ def _children(settings: Settings) -> list[Child]:
         f"http://127.0.0.1:{settings.prefect_port}/api/health",
         prefect_env(settings),
     )
-    worker = worker_child(settings, prefect_env(settings))
+    workers = worker_children(settings, prefect_env(settings))
     api = Child(
         "api",
         [
@@ -122,7 +149,7 @@ def _children(settings: Settings) -> list[Child]:
         f"{settings.base_url}/healthz",
         prefect_env(settings),
     )
-    return [prefect, worker, api] if settings.local_worker else [prefect, api]
+    return [prefect, *workers, api] if settings.local_worker else [prefect, api]
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -132,7 +159,7 @@ def _port_free(host: str, port: int) -> bool:
 
 def _wait_healthy(child: Child) -> None:
     if child.health_url is None:  # no probe: alive after a moment is as good as it gets
-        time.sleep(_WORKER_SETTLE_S)
+        time.sleep(child.settle_s)
         assert child.process is not None
         if child.process.poll() is not None:
             raise RuntimeError(f"{child.name} exited with code {child.process.returncode}")
@@ -293,4 +320,4 @@ def work(settings: Settings) -> int:
     home = str((settings.data_dir / "prefect").resolve())  # this worker's own, never shared
     env = {"PREFECT_API_URL": os.environ["PREFECT_API_URL"], "PREFECT_HOME": home}
     banner = f"worker of {WORK_POOL} polling {os.environ['PREFECT_API_URL']}"
-    return _supervise(settings, [worker_child(settings, env)], banner)
+    return _supervise(settings, worker_children(settings, env), banner)

@@ -61,7 +61,11 @@ def launch(argv: list[str]) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda signum, _frame: os.kill(child, signum))
     line = reader.readline()  # "exit <code>" once the run's process ended
-    return int(line.split()[1]) if line.startswith("exit ") else 1
+    code = int(line.split()[1]) if line.startswith("exit ") else 1
+    if code < 0:  # killed by a signal: so is the launcher, for the worker to report it alike
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    return code
 
 
 def address(name: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import contextlib
 import os
 import signal
 import subprocess
@@ -66,6 +67,16 @@ class Service:
         return httpx.Client(
             base_url=self.url, headers={"Authorization": f"Bearer {key}"}, timeout=30
         )
+
+
+def _flow_processes(root: int) -> list[int]:
+    """The processes running flow runs under ``root``: ``python -m prefect.engine`` started
+    cold, or forked by the warm starter (``python -m flows.warm_start --serve``)."""
+    everything = {pid: Path(f"/proc/{pid}/cmdline").read_bytes() for pid in _descendants(root)}
+    starters = {pid for pid, cmd in everything.items() if b"warm_start\0--serve" in cmd}
+    forked = {child for starter in starters for child in _descendants(starter)}
+    cold = {pid for pid, cmd in everything.items() if b"prefect.engine" in cmd}
+    return sorted(forked | cold)
 
 
 def _descendants(pid: int) -> list[int]:
@@ -409,12 +420,7 @@ def test_progress_is_visible_and_a_killed_flow_ends_failed(
     assert running["state"] == "running", running
     assert running["latest_run"]["stage"] in {"sample", "detect", "track", "world_state"}
     assert 0 < running["latest_run"]["progress"] < 1
-    flows = [
-        pid
-        for pid in _descendants(service.process.pid)
-        if b"prefect.engine" in Path(f"/proc/{pid}/cmdline").read_bytes()
-        or b"flow-run" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    ]
+    flows = _flow_processes(service.process.pid)
     assert flows, "no flow-run process found"
     for pid in flows:
         os.kill(pid, signal.SIGKILL)
@@ -434,7 +440,8 @@ def test_a_service_killed_mid_run_fails_the_run_on_its_next_start(
     client.close()  # its pooled connection would point at a dead server
     everything = [service.process.pid, *_descendants(service.process.pid)]
     for pid in everything:
-        os.kill(pid, signal.SIGKILL)  # a power cut: nobody gets to clean up
+        with contextlib.suppress(ProcessLookupError):  # gone already, with its parent
+            os.kill(pid, signal.SIGKILL)  # a power cut: nobody gets to clean up
     service.process.wait(timeout=10)
     if service.process.stdout:
         service.process.stdout.close()

@@ -93,7 +93,7 @@ def test_serve_starts_everything_prints_where_and_stops_cleanly(
     assert httpx.get(f"http://127.0.0.1:{ports['api']}/readyz").status_code == 200
     assert httpx.get(f"http://127.0.0.1:{ports['prefect']}/api/health").json() is True
     children = _children_of(process.pid)
-    assert len(children) == 3  # Prefect server, Prefect worker, API
+    assert len(children) == 4  # Prefect server, warm starter, Prefect worker, API
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=40) == 0
     assert not any(_alive(pid) for pid in children)
