@@ -73,7 +73,7 @@ def frame_views(
     sampled: SampledFrames, frames: Sequence[dict[str, Any]], motion: Detections | None = None
 ) -> list[FrameView]:
     """One view per sampled frame, with its motion boxes when ``motion`` is given."""
-    glances = sampled.glances()
+    glances, analysis = sampled.glances(), sampled.analysis_frames()
     per_frame: dict[int, Detections] = {}
     if motion is not None and len(motion):
         for index in np.unique(motion.frame_index):
@@ -89,6 +89,7 @@ def frame_views(
             motion=per_frame.get(row["sample_index"], empty),
             text_look=bool(row.get("text_look", False)),
             glances=glances,
+            analysis_frames=analysis,
         )
         for row in frames
     ]

@@ -2,8 +2,10 @@
 
 Under the run's scratch folder, ``frames/`` holds one JPEG per sampled frame at the thumbnail
 size (``0000042.jpg``), ``frames/text/`` the full-size frames kept for reading text (same
-names), and ``frames/glances.u8`` every sampled frame's glance, one after the other (see
-``tasks.sample.text_looks``). Later stages (detect, evidence) read them through these helpers.
+names), ``frames/glances.u8`` every sampled frame's glance, one after the other (see
+``tasks.sample.text_looks``), and ``frames/analysis.u8`` every sampled frame at the analysis
+size, raw RGB: motion reads each frame once or twice, and decoding a JPEG each time cost more
+than the detector's own work on it. Later stages (detect, evidence) read them through these helpers.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ Frame = npt.NDArray[np.uint8]
 FRAMES_DIR = "frames"
 TEXT_DIR = "text"  # beside the sampled JPEGs: full-size frames kept for reading text
 GLANCES = "glances.u8"
+ANALYSIS = "analysis.u8"  # every sampled frame at the analysis size, RGB, one after the other
 
 
 def frame_name(sample_index: int) -> str:
@@ -39,6 +42,13 @@ def read_rgb(path: Path, size: tuple[int, int] | None = None) -> Frame:
 def read_glances(frames_dir: Path, count: int, shape: tuple[int, int]) -> npt.NDArray[np.uint8]:
     """Every sampled frame's glance, ``(count, h, w)`` grey, mapped from disk (not loaded)."""
     path = frames_dir / GLANCES
+    if not count or not all(shape) or not path.exists():
+        return np.zeros((0, *shape), dtype=np.uint8)
+    return np.memmap(path, dtype=np.uint8, mode="r", shape=(count, *shape))
+
+
+def read_frames(path: Path, count: int, shape: tuple[int, int, int]) -> npt.NDArray[np.uint8]:
+    """Raw frames ``(count, *shape)`` written one after the other, mapped from disk."""
     if not count or not all(shape) or not path.exists():
         return np.zeros((0, *shape), dtype=np.uint8)
     return np.memmap(path, dtype=np.uint8, mode="r", shape=(count, *shape))

@@ -47,6 +47,7 @@ class FrameView:
     motion: Detections
     text_look: bool = False
     glances: npt.NDArray[np.uint8] | None = None
+    analysis_frames: npt.NDArray[np.uint8] | None = None  # (count, H, W, 3), see analysis()
 
     @property
     def thumbnail_path(self) -> Path:
@@ -57,7 +58,10 @@ class FrameView:
         return Path(self.frames_dir) / TEXT_DIR / frame_name(self.index)
 
     def analysis(self) -> Frame:
-        """The frame at the analysis size (small: for motion)."""
+        """The frame at the analysis size (small: for motion), from the sample stage's raw
+        analysis frames when there are (a JPEG decode otherwise)."""
+        if self.analysis_frames is not None and self.index < len(self.analysis_frames):
+            return np.asarray(self.analysis_frames[self.index])
         return read_rgb(self.thumbnail_path, self.analysis_size)
 
     def thumbnail(self) -> Frame:
