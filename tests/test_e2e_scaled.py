@@ -200,4 +200,6 @@ def _runs_a_flow(worker: subprocess.Popen[str]) -> bool:
             continue
         if b"prefect.engine" in cmdline or b"flow-run" in cmdline or b"flow_run" in cmdline:
             return True
+        if cmdline.endswith(b"flows.warm_start\0"):  # the launcher of a warm-started run
+            return True
     return False
