@@ -48,16 +48,16 @@ _PRELOAD = ("prefect.engine", "prefect.flow_engine", "flows.process_video", "flo
 def launch(argv: list[str]) -> int:
     """Run the flow run in a fork of the starter, or in this process when there is none."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    request = json.dumps({"argv": argv, "cwd": str(Path.cwd()), "env": dict(os.environ)}).encode()
     try:
         conn.connect(address(os.environ.get(SOCKET_ENV, "")))
+        socket.send_fds(conn, [_HEADER.pack(len(request)) + request], [0, 1, 2])
+        reader = conn.makefile("r")
+        child = int(reader.readline())  # "" (ValueError) when the starter refused us
     except (OSError, ValueError):
         conn.close()
         cold = [sys.executable, "-m", "prefect.engine", *argv]
         os.execv(sys.executable, cold)  # noqa: S606 - the worker's own command, same arguments
-    request = json.dumps({"argv": argv, "cwd": str(Path.cwd()), "env": dict(os.environ)}).encode()
-    socket.send_fds(conn, [_HEADER.pack(len(request)) + request], [0, 1, 2])
-    reader = conn.makefile("r")
-    child = int(reader.readline())
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda signum, _frame: os.kill(child, signum))
     line = reader.readline()  # "exit <code>" once the run's process ended
@@ -103,10 +103,18 @@ def serve(name: str, preload: tuple[str, ...] = _PRELOAD) -> None:
 
 
 def _fork_run(listener: socket.socket, conn: socket.socket) -> int:
-    """Fork the connected launcher's flow run; the child never returns. 0: a bad request."""
+    """Fork the connected launcher's flow run; the child never returns. 0: a bad request.
+
+    Only a launcher of this user is served (the abstract socket has no file permissions to
+    keep others out), and it has 5 s to send its request.
+    """
     try:
+        _check_peer(conn)
+        conn.settimeout(5.0)
         request, fds = _receive(conn)
-    except (OSError, ValueError):
+        conn.settimeout(None)
+    except (OSError, ValueError) as exc:
+        print(f"warm start: a launcher was turned away: {exc}", flush=True)
         conn.close()
         return 0
     pid = os.fork()
@@ -117,6 +125,14 @@ def _fork_run(listener: socket.socket, conn: socket.socket) -> int:
         os.close(fd)
     conn.sendall(f"{pid}\n".encode())
     return pid
+
+
+def _check_peer(conn: socket.socket) -> None:
+    """Raise ``PermissionError`` unless the connected process runs as this user."""
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    if uid != os.getuid():
+        raise PermissionError(f"a launcher of user {uid} is not served")
 
 
 def _receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:

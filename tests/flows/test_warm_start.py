@@ -91,6 +91,42 @@ def test_a_run_gets_the_launchers_environment_streams_and_exit_code(
     assert bool(children_of(starter[0].pid)) is False  # reaped, no zombie left
 
 
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+INTRUDER = """
+import json, socket, struct, sys
+conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+conn.connect("\\0" + sys.argv[1][1:])
+body = json.dumps({"argv": [], "cwd": "/tmp", "env": {}}).encode()
+try:
+    socket.send_fds(conn, [struct.pack("!I", len(body)) + body], [0, 1, 2])
+    print("served" if conn.recv(64) else "refused")
+except OSError:
+    print("refused")
+"""
+
+
+@pytest.mark.skipif(
+    os.getuid() != 0 or not SYSTEM_PYTHON.exists(), reason="needs root and Debian's python3"
+)
+def test_a_launcher_of_another_user_is_turned_away(
+    starter: tuple[subprocess.Popen[str], dict[str, str]],
+) -> None:
+    """The abstract socket has no file permissions: the starter checks the peer's uid itself.
+    (Debian's python3 plays the other user: the project's interpreter is root's alone.)"""
+    done = subprocess.run(
+        [str(SYSTEM_PYTHON), "-c", INTRUDER, starter[1][SOCKET_ENV]],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        user=65534,
+        cwd="/tmp",
+    )
+    assert done.stdout.strip() == "refused", done.stderr  # hung up on, no run pid
+    assert starter[0].stdout is not None
+    assert "turned away" in starter[0].stdout.readline()
+    assert children_of(starter[0].pid) == []
+
+
 def test_signals_reach_the_run_and_a_killed_launcher_takes_its_run_along(
     starter: tuple[subprocess.Popen[str], dict[str, str]], silent_api: str
 ) -> None:
