@@ -26,9 +26,10 @@ import numpy.typing as npt
 
 from tasks.detections import Detections
 from tasks.geometry import box_iou
+from tasks.sample.frames import FrameFile
 
 Box = tuple[float, float, float, float]
-Glances = npt.NDArray[np.uint8]
+Glances = npt.NDArray[np.uint8] | FrameFile  # (frames, h, w), indexed one frame at a time
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def same_level(reference: npt.NDArray[np.float32], cfg: TextTrackConfig) -> floa
     return min(cfg.same_level, max(cfg.min_level, 0.5 * contrast))
 
 
-def frame_gain(glance: Glances, reference: Glances) -> float:
+def frame_gain(glance: npt.NDArray[np.uint8], reference: npt.NDArray[np.uint8]) -> float:
     """How much brighter ``glance`` is than ``reference`` overall (median ratio of lit pixels):
     a light switched on changes every region, and must not end every text."""
     a = glance[::2, ::2].astype(np.float32)

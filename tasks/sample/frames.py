@@ -10,6 +10,7 @@ than the detector's own work on it. Later stages (detect, evidence) read them th
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -39,16 +40,35 @@ def read_rgb(path: Path, size: tuple[int, int] | None = None) -> Frame:
     return np.asarray(picture, dtype=np.uint8)
 
 
-def read_glances(frames_dir: Path, count: int, shape: tuple[int, int]) -> npt.NDArray[np.uint8]:
-    """Every sampled frame's glance, ``(count, h, w)`` grey, mapped from disk (not loaded)."""
-    path = frames_dir / GLANCES
-    if not count or not all(shape) or not path.exists():
-        return np.zeros((0, *shape), dtype=np.uint8)
-    return np.memmap(path, dtype=np.uint8, mode="r", shape=(count, *shape))
+def read_glances(frames_dir: Path, count: int, shape: tuple[int, int]) -> FrameFile:
+    """Every sampled frame's glance, ``(h, w)`` grey each, read one at a time (see FrameFile)."""
+    return FrameFile(frames_dir / GLANCES, count if all(shape) else 0, shape)
 
 
-def read_frames(path: Path, count: int, shape: tuple[int, int, int]) -> npt.NDArray[np.uint8]:
-    """Raw frames ``(count, *shape)`` written one after the other, mapped from disk."""
-    if not count or not all(shape) or not path.exists():
-        return np.zeros((0, *shape), dtype=np.uint8)
-    return np.memmap(path, dtype=np.uint8, mode="r", shape=(count, *shape))
+class FrameFile:
+    """Raw frames of one shape written one after the other, read one at a time.
+
+    Each read is a ``pread`` from the page cache, never a mapping: mapped pages count in the
+    process's resident memory once touched, and a 10-minute video's analysis frames (300 MB at
+    1080p) would make memory grow with the video's length.
+    """
+
+    def __init__(self, path: Path, count: int, shape: tuple[int, ...]) -> None:
+        self.path, self.shape = path, (count, *shape)
+        self.frame_bytes = int(np.prod(shape)) if count else 0
+        self._fd: int | None = None  # opened at the first read, closed with the object
+
+    def __del__(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+
+    def __len__(self) -> int:
+        return self.shape[0] if self.frame_bytes and self.path.exists() else 0
+
+    def __getitem__(self, index: int) -> Frame:
+        if not 0 <= index < len(self):
+            raise IndexError(f"frame {index} of {len(self)}")
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_RDONLY)
+        data = os.pread(self._fd, self.frame_bytes, index * self.frame_bytes)
+        return np.frombuffer(data, dtype=np.uint8).reshape(self.shape[1:])

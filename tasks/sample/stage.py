@@ -33,8 +33,8 @@ from tasks.sample.frames import (
     FRAMES_DIR,
     GLANCES,
     TEXT_DIR,
+    FrameFile,
     frame_name,
-    read_frames,
     read_glances,
 )
 from tasks.sample.text_looks import LookConfig, LookPlanner, glance_of
@@ -82,15 +82,15 @@ class SampledFrames:
 
     def analysis_frame(self, sample_index: int) -> npt.NDArray[np.uint8]:
         """A sampled frame as ``(H, W, 3)`` RGB at the analysis size."""
-        return np.asarray(self.analysis_frames()[sample_index])
+        return self.analysis_frames()[sample_index]
 
-    def analysis_frames(self) -> npt.NDArray[np.uint8]:
-        """Every sampled frame at the analysis size, ``(count, H, W, 3)``, mapped from disk."""
+    def analysis_frames(self) -> FrameFile:
+        """Every sampled frame at the analysis size, ``(H, W, 3)`` each, read one at a time."""
         shape = (self.analysis_height, self.analysis_width, 3)
-        return read_frames(Path(self.frames_dir) / ANALYSIS, self.count, shape)
+        return FrameFile(Path(self.frames_dir) / ANALYSIS, self.count, shape)
 
-    def glances(self) -> npt.NDArray[np.uint8]:
-        """Every sampled frame's glance, ``(count, h, w)`` grey, mapped from disk (not loaded)."""
+    def glances(self) -> FrameFile:
+        """Every sampled frame's glance, ``(h, w)`` grey each, read one at a time."""
         return read_glances(Path(self.frames_dir), self.count, self.glance_shape)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tasks.detections import Detections
-from tasks.sample.frames import TEXT_DIR, Frame, frame_name, read_rgb
+from tasks.sample.frames import TEXT_DIR, Frame, FrameFile, frame_name, read_rgb
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,8 @@ class FrameView:
     analysis_size: tuple[int, int]
     motion: Detections
     text_look: bool = False
-    glances: npt.NDArray[np.uint8] | None = None
-    analysis_frames: npt.NDArray[np.uint8] | None = None  # (count, H, W, 3), see analysis()
+    glances: npt.NDArray[np.uint8] | FrameFile | None = None
+    analysis_frames: FrameFile | None = None  # every frame at the analysis size, see analysis()
 
     @property
     def thumbnail_path(self) -> Path:
@@ -61,7 +61,7 @@ class FrameView:
         """The frame at the analysis size (small: for motion), from the sample stage's raw
         analysis frames when there are (a JPEG decode otherwise)."""
         if self.analysis_frames is not None and self.index < len(self.analysis_frames):
-            return np.asarray(self.analysis_frames[self.index])
+            return self.analysis_frames[self.index]
         return read_rgb(self.thumbnail_path, self.analysis_size)
 
     def thumbnail(self) -> Frame:
