@@ -156,17 +156,17 @@ class UsageStore:
 
 def queued_runs(conn: Connection, tenant_id: str) -> int:
     """The tenant's runs waiting in line (accepted, not yet started)."""
-    count = conn.execute(
-        text("SELECT count(*) FROM runs WHERE tenant_id = :tenant_id AND state = 'queued'"),
-        {"tenant_id": tenant_id},
-    ).scalar_one()
-    return int(count)
+    return _runs_in(conn, tenant_id, "queued")
 
 
 def running_runs(conn: Connection, tenant_id: str) -> int:
     """The tenant's runs processing now (started, not yet ended)."""
+    return _runs_in(conn, tenant_id, "running")
+
+
+def _runs_in(conn: Connection, tenant_id: str, state: str) -> int:
     count = conn.execute(
-        text("SELECT count(*) FROM runs WHERE tenant_id = :tenant_id AND state = 'running'"),
-        {"tenant_id": tenant_id},
+        text("SELECT count(*) FROM runs WHERE tenant_id = :tenant_id AND state = :state"),
+        {"tenant_id": tenant_id, "state": state},
     ).scalar_one()
     return int(count)

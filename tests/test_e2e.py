@@ -8,10 +8,10 @@ and checks that no run stays stuck.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import json
-import contextlib
 import os
 import signal
 import subprocess
