@@ -65,11 +65,13 @@ def prefect_env(settings: Settings) -> dict[str, str]:
 def worker_child(settings: Settings, env: dict[str, str]) -> Child:
     """A worker of the process pool; ``env`` says which Prefect server it polls.
 
-    It asks for work every second (Prefect's default is 10 s): a run executed, or waiting in
-    line for a slot, is picked up within a second, at the price of one small query per poll
-    (benchmarks/latency.py: execute -> Prefect ``PENDING`` p50 1.5 s when polling every 2 s).
+    It asks for work every half second (Prefect's default is 10 s): a run executed, or waiting
+    in line for a slot, is picked up within half a second, at the price of two small queries a
+    second per worker (benchmarks/latency.py, execute -> Prefect ``PENDING`` p50: 2.2 s polling
+    every 2 s, 1.1 s every second, 0.8 s every half second). ``PREFECT_WORKER_QUERY_SECONDS``
+    sets it, e.g. for many workers against one Prefect server.
     """
-    poll = os.environ.get("PREFECT_WORKER_QUERY_SECONDS", "1")
+    poll = os.environ.get("PREFECT_WORKER_QUERY_SECONDS", "0.5")
     return Child(
         "prefect-worker",
         [
