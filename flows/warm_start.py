@@ -58,8 +58,13 @@ def launch(argv: list[str]) -> int:
         conn.close()
         cold = [sys.executable, "-m", "prefect.engine", *argv]
         os.execv(sys.executable, cold)  # noqa: S606 - the worker's own command, same arguments
+
+    def forward(signum: int, _frame: object) -> None:
+        with contextlib.suppress(ProcessLookupError):  # the run has just ended
+            os.kill(child, signum)
+
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda signum, _frame: os.kill(child, signum))
+        signal.signal(sig, forward)
     line = reader.readline()  # "exit <code>" once the run's process ended
     code = int(line.split()[1]) if line.startswith("exit ") else 1
     if code < 0:  # killed by a signal: so is the launcher, for the worker to report it alike
