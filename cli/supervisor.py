@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flows.orchestrator import WORK_POOL
-from flows.warm_start import SOCKET_ENV
+from flows.warm_start import READY_LINE, SOCKET_ENV
 from ves.settings import Settings
 
 _START_TIMEOUT_S = 120.0
@@ -44,6 +44,7 @@ class Child:
     env: dict[str, str] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = None
     settle_s: float = _WORKER_SETTLE_S  # without a health URL: alive after this long is up
+    ready_line: str | None = None  # or: up once its log holds this line
 
 
 def prefect_env(settings: Settings) -> dict[str, str]:
@@ -97,8 +98,9 @@ def worker_children(settings: Settings, env: dict[str, str]) -> list[Child]:
 
     Both get the same environment (the forked runs see the settings the starter imported with)
     and this virtualenv's ``bin`` first on ``PATH``: the deployment's command is
-    ``python -m flows.warm_start``. The worker needs not wait for the starter: a run launched
-    before it listens starts cold.
+    ``python -m flows.warm_start``. The supervisor waits for the starter's ready line (its
+    imports take seconds), so that the first runs are warm and those imports do not compete with
+    the first requests; a run launched before it listens would simply start cold.
     """
     bin_dir = str(Path(sys.executable).parent)
     shared = {**env, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -110,7 +112,7 @@ def worker_children(settings: Settings, env: dict[str, str]) -> list[Child]:
         [sys.executable, "-m", "flows.warm_start", "--serve"],
         None,
         {**shared, "VES_PROJECT_DIR": str(PROJECT_DIR)},
-        settle_s=0.0,
+        ready_line=READY_LINE,
     )
     return [starter, worker_child(settings, shared)]
 
@@ -228,7 +230,23 @@ def _start(child: Child, logs: Path) -> None:
     finally:
         if output:
             output.close()  # the child holds its own descriptor
-    _wait_healthy(child)
+    if child.ready_line is not None:
+        _wait_for_line(child, logs / f"{child.name}.log", child.ready_line)
+    else:
+        _wait_healthy(child)
+
+
+def _wait_for_line(child: Child, log: Path, line: str) -> None:
+    """Wait until ``child`` has written ``line`` to its log (it exiting first is an error)."""
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        assert child.process is not None
+        if child.process.poll() is not None:
+            raise RuntimeError(f"{child.name} exited with code {child.process.returncode}")
+        if log.exists() and line in log.read_text(errors="replace"):
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"{child.name} was not ready in {_START_TIMEOUT_S:.0f} s")
 
 
 def _stop(children: list[Child]) -> None:

@@ -39,6 +39,7 @@ from typing import Any
 
 SOCKET_ENV = "VES_WARM_SOCKET"  # "@name": a Linux abstract socket (no file, no path length limit)
 _HEADER = struct.Struct("!I")
+READY_LINE = "warm start on"  # the starter's first line: it has imported and listens
 _PRELOAD = ("prefect.engine", "prefect.flow_engine", "flows.process_video", "flows.retention")
 
 
@@ -95,7 +96,7 @@ def serve(name: str, preload: tuple[str, ...] = _PRELOAD) -> None:
     listener.bind(address(name))
     listener.listen(16)
     threads = threading.active_count()
-    print(f"warm start on {name}: {len(sys.modules)} modules, {threads} thread(s)", flush=True)
+    print(f"{READY_LINE} {name}: {len(sys.modules)} modules, {threads} thread(s)", flush=True)
     children: dict[int, socket.socket] = {}
     while True:
         ready, _, _ = select.select([listener], [], [], 0.2)
