@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from prefect import flow, get_run_logger
 from pydantic import BaseModel
 
+from flows.chunks import analyse_in_chunks, plan_chunks_task
 from flows.orchestrator import serve_tenant_last
 from flows.reporting import publish_prefect_artifacts
 from storage.artifacts import discard_run, publish, published_bytes
@@ -54,14 +55,21 @@ class _Stopwatch:
         try:
             return call()
         finally:
-            self.stages[name] = time.perf_counter() - started
+            self.stages[name] = self.stages.get(name, 0.0) + time.perf_counter() - started
 
 
 def _run_stages(ctx: RunContext) -> dict[str, Any]:
     clock = _Stopwatch()
     source = clock.run("decode", lambda: decode_task(ctx))
-    sampled = clock.run("sample", lambda: sample_task(ctx, source))
-    detected = clock.run("detect", lambda: detect_task(ctx, sampled))
+    chunks = clock.run("decode", lambda: plan_chunks_task(ctx, source))
+    if len(chunks) > 1:
+        # Compute summed over the chunks (which ran side by side), and the join's.
+        analysed = analyse_in_chunks(ctx, source, chunks)
+        sampled, detected = analysed.sampled, analysed.report
+        clock.stages.update(analysed.seconds)
+    else:
+        sampled = clock.run("sample", lambda: sample_task(ctx, source))
+        detected = clock.run("detect", lambda: detect_task(ctx, sampled))
     clock.run("track", lambda: track_task(ctx, detected.physical))
     spans = clock.run("world_state", lambda: world_state_task(ctx))
     clock.run("timeline", lambda: timeline_task(ctx))

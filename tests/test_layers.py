@@ -24,7 +24,17 @@ ALLOWED = {
     "api": {"ask", "flows", "tasks", "storage", "ves"},
     "cli": {"flows", "tasks", "storage", "ves"},
 }
-STAGES = ("decode", "sample", "detect", "track", "world_state", "timeline", "evidence", "cost")
+STAGES = (
+    "decode",
+    "sample",
+    "detect",
+    "chunk",
+    "track",
+    "world_state",
+    "timeline",
+    "evidence",
+    "cost",
+)
 SHARED = ("detections", "geometry", "context", "options", "retention")
 # Shared modules may read the detector mode, a value with no dependencies of its own.
 SHARED_MAY_READ = {"tasks.detect.detectors.mode"}

@@ -7,6 +7,7 @@ builds one and passes it down, so tests can build their own without touching the
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -124,6 +125,43 @@ class Settings(BaseSettings):
     )
     scene_cut_threshold: float = Field(
         0.3, gt=0, lt=1, description="Scene-change score above which the world state is rebuilt."
+    )
+    # Long videos in chunks (``tasks/chunk``).
+    chunk_s: float = Field(
+        120.0,
+        ge=0,
+        description=(
+            "A video longer than this is split at keyframes into chunks of about this length,"
+            " sampled and detected in parallel, then joined; 0 never splits."
+        ),
+    )
+    chunk_lead_s: float = Field(
+        5.0,
+        ge=0,
+        le=60,
+        description=(
+            "Video each chunk decodes before its start (from a keyframe), so that motion's"
+            " background and the text readings are warm at the border; it also lets tracks and"
+            " texts be matched across the border."
+        ),
+    )
+    chunk_workers: int = Field(
+        0, ge=0, le=256, description="Chunks analysed at once; 0: one per core of the worker."
+    )
+    task_runner: Literal["threads", "dask"] = Field(
+        "threads",
+        description=(
+            "Where a run's chunks run: `threads` (Prefect's thread pool, in the flow's process)"
+            " or `dask` (prefect-dask: processes of a Dask cluster, see `dask_address`)."
+        ),
+    )
+    dask_address: str | None = Field(
+        None,
+        description=(
+            "Scheduler of a running Dask cluster (tcp://host:8786) for `task_runner=dask`; unset:"
+            " a local cluster of `chunk_workers` processes is started for each long run. Its"
+            " workers must see the worker's work folder (same machine or a shared filesystem)."
+        ),
     )
     dwell_s: float = Field(3.0, gt=0, description="Stillness that counts as a dwell (seconds).")
     # Detectors.

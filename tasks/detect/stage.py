@@ -183,6 +183,13 @@ def detect_task(ctx: RunContext, sampled: SampledFrames) -> DetectReport:
     frames = read_rows(ctx.layout.out_dir, "frames")
     configs = configs_for(ctx.detector_mode, ctx.settings, ctx.yolo_model)
     found, report = detect_frames(sampled, frames, configs, ctx.detector_mode)
+    return record_detections(ctx, found, report)
+
+
+def record_detections(
+    ctx: RunContext, found: dict[str, Detections], report: DetectReport
+) -> DetectReport:
+    """Write ``detections.parquet`` and log what each detector found; returns ``report``."""
     write_table(ctx.layout.out_dir, "detections", detections_table(found))
     logger = get_run_logger()
     for name, stats in report.detectors.items():

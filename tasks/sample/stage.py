@@ -37,12 +37,13 @@ from tasks.sample.frames import (
     frame_name,
     read_glances,
 )
+from tasks.sample.scene_score import scene_score
 from tasks.sample.text_looks import LookConfig, LookPlanner, glance_of
 from ves.errors import SourceInvalid, SourceTruncated
 
 _TINY_WIDTH = 64  # scene scores are computed on a frame about this wide
 _SKIP_NONREF_RATIO = 3
-_HIST_STEP = 4  # grey levels per histogram bin
+_SEEK_SLACK_S = 0.5  # a seek that lands later than this after its keyframe missed it
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class SampledFrames:
     truncated_at_bound: bool
     rows: tuple[dict[str, Any], ...]
     glance_shape: tuple[int, int] = (0, 0)
+    last_t: float = 0.0  # time of the last frame decoded
 
     def thumbnail_path(self, sample_index: int) -> Path:
         """The JPEG of a sampled frame (thumbnail size)."""
@@ -94,6 +96,27 @@ class SampledFrames:
         return read_glances(Path(self.frames_dir), self.count, self.glance_shape)
 
 
+@dataclass(frozen=True)
+class Span:
+    """The stretch of a video one sampling pass decodes (the whole video by default).
+
+    Decoding starts at the keyframe at ``decode_from_s`` (reached by seeking) and stops before
+    ``end_s``; sampled times stay on the grid of the whole video (multiples of 1 / sample_fps
+    from 0), so two passes over the same stretch keep the same frames.
+    """
+
+    decode_from_s: float = 0.0
+    end_s: float = math.inf
+
+    @property
+    def whole(self) -> bool:
+        return self.decode_from_s <= 0.0 and math.isinf(self.end_s)
+
+
+class _SeekMissed(Exception):
+    """Seeking landed after the span's start (a container without a usable index)."""
+
+
 def _even(value: float) -> int:
     return max(2, round(value / 2) * 2)
 
@@ -104,47 +127,17 @@ def scaled_size(width: int, height: int, target_width: int) -> tuple[int, int]:
     return _even(width * scale), _even(height * scale)
 
 
-def scene_score(previous: npt.NDArray[np.uint8] | None, tiny: npt.NDArray[np.uint8]) -> float:
-    """How different two consecutive sampled frames are, 0 (same) to 1 (another scene).
-
-    Both frames are first brought to the same mean brightness, so a light switched on or an
-    auto-exposure step is no cut. Then the larger of the mean absolute difference and the earth
-    mover's distance between the grey histograms (how far the levels moved: it catches cuts
-    between pictures alike in brightness, and unlike a bin-overlap distance it does not jump
-    when many pixels shift by a few levels), both scaled so that 32 grey levels is a certain
-    cut. Measured on 60 random scenes (ves.synthetic
-    .random_scene): cuts score 0.46 to 1.0, lighting steps of 15 to 35 % 0.02 to 0.17 (0.01 to
-    1.0 before the brightness was matched); on the synthetic lobby, a moving object or a sign
-    appearing scores <= 0.1 and the cut 0.79.
-    """
-    if previous is None:
-        return 0.0
-    a, b = _same_brightness(previous), _same_brightness(tiny)
-    mad = float(np.mean(np.abs(a.astype(np.int16) - b.astype(np.int16)))) / 32.0
-    h1 = np.bincount(a.ravel() // _HIST_STEP, minlength=256 // _HIST_STEP)
-    h2 = np.bincount(b.ravel() // _HIST_STEP, minlength=256 // _HIST_STEP)
-    moved = np.abs(np.cumsum(h1) / max(1, a.size) - np.cumsum(h2) / max(1, b.size))
-    return min(1.0, max(mad, float(moved.sum()) * _HIST_STEP / 32.0))
-
-
-def _same_brightness(tiny: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """``tiny`` scaled to a mean of 128 (a black frame stays black)."""
-    mean = float(tiny.mean())
-    if mean < 1.0:
-        return tiny
-    return np.asarray(np.clip(tiny.astype(np.float32) * (128.0 / mean), 0, 255), dtype=np.uint8)
-
-
 class _Sampler:
     """Per-video sampling state: the next time to keep, outputs, and the previous tiny frame."""
 
-    def __init__(self, cfg: SampleConfig, source: SourceInfo, frames: Path):
-        self.cfg, self.frames_dir = cfg, frames
+    def __init__(self, cfg: SampleConfig, source: SourceInfo, frames: Path, span: Span):
+        self.cfg, self.frames_dir, self.span = cfg, frames, span
         self.analysis_size = scaled_size(source.width, source.height, cfg.analysis_width)
         self.thumb_size = scaled_size(source.width, source.height, cfg.thumbnail_width)
         self.tiny_step = max(1, self.thumb_size[0] // _TINY_WIDTH)
         self.text_size = scaled_size(source.width, source.height, cfg.text_width)
-        self.next_t = 0.0
+        step = 1.0 / cfg.sample_fps
+        self.next_t = math.ceil(span.decode_from_s / step - 1e-6) * step
         self.previous: npt.NDArray[np.uint8] | None = None
         self.rows: list[dict[str, Any]] = []
         self.planner = LookPlanner(cfg.looks)
@@ -219,10 +212,29 @@ def sample_video(
     cfg: SampleConfig,
     scratch: Path,
     on_progress: Callable[[float], None] = lambda _: None,
+    span: Span = Span(),
 ) -> SampledFrames:
-    """Decode ``source`` once and keep the sampled frames (the pure core of the stage)."""
+    """Decode ``span`` of ``source`` once and keep the sampled frames (the pure core of the stage).
+
+    A span that does not start at 0 is reached by seeking to its keyframe; where the container's
+    index takes the seek past it, the span is decoded from the start of the file instead.
+    """
     frames_dir = scratch / FRAMES_DIR
     frames_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return _sample(source, cfg, frames_dir, on_progress, span, seek=True)
+    except _SeekMissed:
+        return _sample(source, cfg, frames_dir, on_progress, span, seek=False)
+
+
+def _sample(
+    source: SourceInfo,
+    cfg: SampleConfig,
+    frames_dir: Path,
+    on_progress: Callable[[float], None],
+    span: Span,
+    seek: bool,
+) -> SampledFrames:
     with open_video(Path(source.path)) as container:
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
@@ -237,13 +249,30 @@ def sample_video(
             # H.264/HEVC's deblocking smooths block edges for the eye; motion at 240 px and text
             # at 1280 px read the frame the same without it (40 random scenes, README).
             stream.codec_context.options = {"skip_loop_filter": "all"}
-        sampler = _Sampler(cfg, source, frames_dir)
+        if seek and span.decode_from_s > 0:
+            _seek(container, stream, span.decode_from_s)
+        sampler = _Sampler(cfg, source, frames_dir, span)
         try:
             decoded, last_t, truncated = _decode(container, stream, source, sampler, on_progress)
         finally:
             sampler.close()
-    _check_complete(source, decoded, last_t, truncated)
-    return _result(source, sampler, scratch, decoded, last_t, truncated)
+    if span.whole:
+        check_complete(source, decoded, last_t, truncated)
+    return _result(source, sampler, frames_dir.parent, decoded, last_t, truncated)
+
+
+def _start_of(stream: av.VideoStream) -> float:
+    base = stream.time_base
+    return float(stream.start_time * base) if stream.start_time and base else 0.0
+
+
+def _seek(container: av.container.InputContainer, stream: av.VideoStream, t: float) -> None:
+    """Move to the keyframe at or before ``t`` seconds (a keyframe's own time lands on it)."""
+    base = stream.time_base
+    if not base:
+        raise _SeekMissed
+    offset = int((t + _start_of(stream) + 1e-4) / base)
+    container.seek(offset, backward=True, any_frame=False, stream=stream)
 
 
 def _decode(
@@ -253,25 +282,32 @@ def _decode(
     sampler: _Sampler,
     on_progress: Callable[[float], None],
 ) -> tuple[int, float, bool]:
-    """Decode the stream, handing the sampled frames to ``sampler``: (decoded, last t, bounded)."""
-    cfg = sampler.cfg
-    horizon = min(cfg.max_duration_s, source.duration_s or math.inf)
-    base = stream.time_base
-    start = float(stream.start_time * base) if stream.start_time and base else 0.0
+    """Decode the span, handing the sampled frames to ``sampler``: (decoded, last t, bounded).
+
+    ``bounded`` is true when the run's duration bound (not the span's end) stopped decoding.
+    """
+    cfg, span = sampler.cfg, sampler.span
+    stop = min(cfg.max_duration_s, span.end_s)
+    horizon = min(stop, source.duration_s or math.inf) - span.decode_from_s
+    start = _start_of(stream)
     decoded, last_t = 0, 0.0
-    for frame in container.decode(stream):
-        t = _frame_time(frame, start, decoded, source.fps)
-        if t >= cfg.max_duration_s - 1e-6:  # the bound is exclusive: [0, max)
-            return decoded, last_t, True
+    for n, frame in enumerate(container.decode(stream)):
+        t = _frame_time(frame, start, n, source.fps)
+        if n == 0 and t > span.decode_from_s + _SEEK_SLACK_S:
+            raise _SeekMissed
+        if t < span.decode_from_s - 1e-6:
+            continue  # before the span (decoding from the start of the file)
+        if t >= stop - 1e-6:  # the bound is exclusive: [0, max)
+            return decoded, last_t, t >= cfg.max_duration_s - 1e-6
         decoded, last_t = decoded + 1, max(last_t, t)
         if sampler.wants(t):
             sampler.keep(frame, t)
-            if len(sampler.rows) % 25 == 0 and math.isfinite(horizon):
-                on_progress(min(1.0, t / horizon))
+            if len(sampler.rows) % 25 == 0 and math.isfinite(horizon) and horizon > 0:
+                on_progress(min(1.0, (t - span.decode_from_s) / horizon))
     return decoded, last_t, False
 
 
-def _check_complete(source: SourceInfo, decoded: int, last_t: float, bounded: bool) -> None:
+def check_complete(source: SourceInfo, decoded: int, last_t: float, bounded: bool) -> None:
     if decoded == 0:
         raise SourceInvalid("no frame of the video could be decoded")
     if decoded == 1:
@@ -304,6 +340,7 @@ def _result(
         truncated_at_bound=bounded,
         rows=tuple(sampler.rows),
         glance_shape=sampler.glance_shape,
+        last_t=last_t,
     )
 
 
@@ -311,19 +348,28 @@ def _result(
 def sample_task(ctx: RunContext, source: SourceInfo) -> SampledFrames:
     """Sample the video; writes ``frames.parquet``; returns where the sampled frames are."""
     ctx.report("sample")
+    cfg = sample_config(ctx)
+    result = sample_video(source, cfg, ctx.layout.scratch_dir, lambda f: ctx.report("sample", f))
+    return record_samples(ctx, result)
+
+
+def sample_config(ctx: RunContext) -> SampleConfig:
+    """The run's sampling settings."""
     settings = ctx.settings
-    reads_text = ctx.detector_mode.reads_text
-    cfg = SampleConfig(
+    return SampleConfig(
         ctx.sample_fps,
         ctx.max_duration_s,
         settings.analysis_width,
         settings.thumbnail_width,
         settings.scene_cut_threshold,
-        text_width=settings.ocr_width if reads_text else 0,
+        text_width=settings.ocr_width if ctx.detector_mode.reads_text else 0,
         skip_loop_filter=settings.skip_loop_filter,
         looks=LookConfig(settings.ocr_looks_per_minute, settings.ocr_min_gap_s),
     )
-    result = sample_video(source, cfg, ctx.layout.scratch_dir, lambda f: ctx.report("sample", f))
+
+
+def record_samples(ctx: RunContext, result: SampledFrames) -> SampledFrames:
+    """Write ``frames.parquet``, record the processed length; ``result`` without its rows."""
     write_rows(ctx.layout.out_dir, "frames", list(result.rows))
     ctx.runs.processed(ctx.run_id, result.processed_s)
     refreshes = sum(1 for r in result.rows if r["refresh_reason"] == "scene_change")
