@@ -50,7 +50,12 @@ FRAMES = pa.schema(
             "The world state is rebuilt here (first frame, or a scene cut).",
             nullable=False,
         ),
-        _col("refresh_reason", pa.string(), "'start' or 'scene_change' where refresh, else null."),
+        _col(
+            "refresh_reason",
+            pa.string(),
+            "'start', 'scene_change' or 'chunk_start' (a chunk of a long video began without a"
+            " lead-in, README Processing) where refresh, else null.",
+        ),
         _col("text_look", pa.bool_(), "A full-size frame was kept for OCR.", nullable=False),
     ],
     metadata={"doc": "Every sampled frame: when, how much it differs from the one before."},
