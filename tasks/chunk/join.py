@@ -8,7 +8,8 @@ thumbnails moved into the run's one frames folder, so the later stages see one v
   would have been against the previous chunk (a chunk that could not have a lead-in, because
   its keyframes are too far apart, marks its first frame ``chunk_start``);
 * physical objects need no stitching here: the track stage tracks the joined boxes of the
-  whole video, so an object crossing a border keeps one id;
+  whole video, so an object crossing a border keeps one id; an object standing still across a
+  border, which the next chunk's background took in, is carried forward (``tasks.chunk.still``);
 * texts are tracked by the OCR inside each chunk, so a text standing across a border is one
   instance on each side: the instance the chunk saw during its lead-in (the frames the previous
   chunk saw at its end) is matched to the previous chunk's by place, and keeps its id and text.
@@ -25,7 +26,9 @@ import numpy as np
 import numpy.typing as npt
 
 from tasks.chunk.stage import ChunkResult
+from tasks.chunk.still import with_still_objects
 from tasks.decode.stage import SourceInfo
+from tasks.detect.detectors.motion import MotionConfig
 from tasks.detect.stage import DetectReport
 from tasks.detections import Detections
 from tasks.geometry import box_iou
@@ -158,8 +161,10 @@ def _join_boxes(
     parts: list[Detections] = []
     previous: Detections | None = None
     next_id = 0
-    for result, local in zip(ordered, maps, strict=True):
+    for k, (result, local) in enumerate(zip(ordered, maps, strict=True)):
         dets = result.found[name]
+        if name == "motion" and k:
+            dets = with_still_objects(ordered[k - 1], result, MotionConfig().threshold)
         if name == "ocr" and len(dets):
             ids, texts = _text_ids(previous, dets, result.chunk.start_s, gap_s, next_id)
             next_id = max(next_id, max(ids.values(), default=-1) + 1)
