@@ -46,6 +46,7 @@ from stress.isolation_mcp import check_mcp
 from stress.isolation_report import Leak, Report, same_answer
 from stress.isolation_world import (
     FILLERS,
+    NOT_RECORDS,
     Choice,
     RefusingSubmitter,
     TenantWorld,
@@ -78,12 +79,24 @@ class Cell:
 
     method: str
     template: str
-    choices: dict[str, Choice]
+    choices: dict[str, Choice]  # path parameters and query parameters (``query``) alike
     headers: dict[str, str] = field(default_factory=dict)
+    query: tuple[str, ...] = ()
+
+    def _values(self, control: bool) -> dict[str, str]:
+        return {k: c.control if control else c.value for k, c in self.choices.items()}
 
     def path(self, control: bool) -> str:
-        values = {k: c.control if control else c.value for k, c in self.choices.items()}
-        return self.template.format(**values)
+        values = self._values(control)
+        return self.template.format(**{k: v for k, v in values.items() if k not in self.query})
+
+    def params(self, control: bool) -> dict[str, str]:
+        return {k: v for k, v in self._values(control).items() if k in self.query}
+
+    @property
+    def names_a_record(self) -> bool:
+        """Whether one of A's records is named (the control must then be 404)."""
+        return any(c.of_a and k not in NOT_RECORDS for k, c in self.choices.items())
 
     def sent(self) -> dict[str, str]:
         """What the two calls sent differently, each with the placeholder both are read with."""
@@ -98,39 +111,48 @@ class Cell:
         return f"{self.method} {self.template} [{which}]{extra}"
 
 
-def http_routes(app: FastAPI) -> Iterator[tuple[str, str]]:
-    """(method, path template) of every HTTP route the app serves but ``/mcp``, included
-    routers' routes too (``iter_route_contexts``, as FastAPI's OpenAPI walks them); a kind of
-    route this does not know yields method ``?``, which fails the check."""
+Endpoint = tuple[str, str, tuple[str, ...]]  # method, path template, query parameters
+
+
+def http_routes(app: FastAPI) -> Iterator[Endpoint]:
+    """(method, path template, query parameter names) of every HTTP route the app serves but
+    ``/mcp``, included routers' routes too (``iter_route_contexts``, as FastAPI's OpenAPI walks
+    them); a kind of route this does not know yields method ``?``, which fails the check."""
     for context in iter_route_contexts(app.routes):
         route = context.original_route
         if isinstance(route, Mount):
-            yield "GET", route.path + "/{path}"  # static files: no tenant data
+            yield "GET", route.path + "/{path}", ()  # static files: no tenant data
         elif context.path is not None and context.methods is not None:
+            dependant = getattr(route, "dependant", None)
+            query = tuple(p.name for p in dependant.query_params) if dependant else ()
             if context.path != MCP_PATH:
-                yield from ((m, context.path) for m in sorted(context.methods - {"HEAD"}))
+                yield from ((m, context.path, query) for m in sorted(context.methods - {"HEAD"}))
         else:
-            yield "?", f"{type(route).__name__} {context.path}"
+            yield "?", f"{type(route).__name__} {context.path}", ()
 
 
-def cells_of(method: str, template: str, a: TenantWorld, b: TenantWorld) -> list[Cell] | str:
-    """The cells of one route, or why it cannot be checked (an unknown parameter)."""
+def cells_of(endpoint: Endpoint, a: TenantWorld, b: TenantWorld) -> list[Cell] | str:
+    """The cells of one route, or why it cannot be checked (an unknown parameter). Query
+    parameters are filled too when ``FILLERS`` knows them; one named like an id must be known."""
+    method, template, query_names = endpoint
     if method == "?":
         return "a kind of route the matrix cannot read: teach http_routes about it"
     names = PARAM.findall(template)
     unknown = [n for n in names if n not in FILLERS]
+    unknown += [q for q in query_names if q.endswith("_id") and q not in FILLERS]
     if template.endswith("/{path}") and unknown == ["path"]:
         return []  # a static mount
     if unknown:
-        return f"no filler for path parameter(s) {unknown}: add them to FILLERS"
-    options = [FILLERS[n](a, b) for n in names]
+        return f"no filler for parameter(s) {unknown}: add them to FILLERS"
+    query = tuple(q for q in query_names if q in FILLERS)
+    options = [FILLERS[n](a, b) for n in (*names, *query)]
     cells = []
     for combo in itertools.product(*options):
         if any(c.of_a for c in combo):
-            choices = dict(zip(names, combo, strict=True))
-            cells.append(Cell(method, template, choices))
+            choices = dict(zip((*names, *query), combo, strict=True))
+            cells.append(Cell(method, template, choices, query=query))
             if method == "GET":  # a cached answer must not be revalidated across tenants
-                cells.append(Cell(method, template, choices, {"If-None-Match": "*"}))
+                cells.append(Cell(method, template, choices, {"If-None-Match": "*"}, query))
     return cells
 
 
@@ -138,7 +160,8 @@ def _call(http: httpx.Client, cell: Cell, key: dict[str, str], control: bool) ->
     body = BODIES.get((cell.method, cell.template), {})
     headers = {**key, **cell.headers, **body.get("headers", {})}
     extra = {k: v for k, v in body.items() if k != "headers"}
-    return http.request(cell.method, cell.path(control), headers=headers, **extra)
+    params = cell.params(control)
+    return http.request(cell.method, cell.path(control), params=params, headers=headers, **extra)
 
 
 def check_cell(http: httpx.Client, cell: Cell, a: TenantWorld, b: TenantWorld) -> str:
@@ -151,7 +174,7 @@ def check_cell(http: httpx.Client, cell: Cell, a: TenantWorld, b: TenantWorld) -
     secrets = a.secrets()
     on_a = _call(http, cell, b.headers, control=False)
     on_unknown = _call(http, cell, b.headers, control=True)
-    if on_unknown.status_code != 404:
+    if cell.names_a_record and on_unknown.status_code != 404:
         return f"the control answers {on_unknown.status_code}, not 404: add a body to BODIES"
     return same_answer(on_a, on_unknown, cell.sent(), secrets)
 
@@ -193,8 +216,9 @@ def check_rest(app: FastAPI, base_url: str, a: TenantWorld, b: TenantWorld, timi
     report, secrets = Report(), a.secrets()
     with httpx.Client(base_url=base_url, timeout=60) as http:
         before = _ledgers(http, a, b)
-        for method, template in http_routes(app):
-            cells = cells_of(method, template, a, b)
+        for endpoint in http_routes(app):
+            method, template, _ = endpoint
+            cells = cells_of(endpoint, a, b)
             if isinstance(cells, str):
                 report.add(Leak("rest", f"{method} {template}", cells))
                 continue

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 
+from api.operations.videos import encode_cursor
 from flows.process_video import ProcessVideoParams, process_video
 from storage.catalog import Catalog
 from storage.records import Run
@@ -142,10 +143,17 @@ class Choice:
 
 
 def _unknown(value: str) -> str:
-    """A well-formed id of the same kind and length as ``value`` that nobody has."""
-    prefix, _, _ = value.partition("_")
-    fresh = new_id(prefix)
-    return fresh + value[len(fresh) :]  # keeps a thumbnail's "_0.jpg"
+    """An id nobody has, of the same kind, length and creation time as ``value`` (``ves.ids``:
+    10 characters of time, then 16 random ones), so it sorts where ``value`` sorts: a listing
+    after it must be the same page."""
+    head = len(value.partition("_")[0]) + 1 + 10
+    fresh = new_id(value.partition("_")[0])
+    return value[:head] + fresh[head : head + 16] + value[head + 16 :]  # a thumbnail's "_0.jpg"
+
+
+def _cursors(a: TenantWorld) -> list[Choice]:
+    """A listing's cursor made from A's video id, and from its unknown twin."""
+    return [Choice(encode_cursor(a.video_id), encode_cursor(_unknown(a.video_id)), "A")]
 
 
 def _choices(b_value: str, **a_values: str) -> list[Choice]:
@@ -159,4 +167,7 @@ FILLERS: dict[str, Callable[[TenantWorld, TenantWorld], list[Choice]]] = {
     "run_id": lambda a, b: _choices(b.run_id, A=a.run_id),
     "name": lambda a, b: _choices(b.thumb, A=a.thumb),  # a thumbnail's file name
     "evidence_id": lambda a, b: _choices(b.evidence_id, A=a.evidence_id),
+    "cursor": lambda a, b: _cursors(a),
 }
+# Parameters that name no record of their own: the control need not be "not found".
+NOT_RECORDS = {"cursor"}

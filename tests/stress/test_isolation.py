@@ -49,5 +49,5 @@ def test_a_route_with_a_parameter_nobody_fills_fails_the_check() -> None:
 
     (route,) = [r for r in http_routes(app) if "{note_id}" in r[1]]
     a = TenantWorld("a", "ten_a", "k", "t", "vid_a", "run_a", "vid_u", "ev_a", "ev_a_0.jpg")
-    problem = cells_of(*route, a, a)
+    problem = cells_of(route, a, a)
     assert isinstance(problem, str) and "note_id" in problem
