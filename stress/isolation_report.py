@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,20 +29,22 @@ class Report:
 
     cells: int = 0
     leaks: list[Leak] = field(default_factory=list)
+    surfaces: Counter[str] = field(default_factory=Counter)
     ratios: dict[str, float] = field(default_factory=dict)
 
     def count(self, surface: str, problem: str, cell: str) -> None:
         """One more cell; ``problem`` is '' when it held."""
         self.cells += 1
+        self.surfaces[surface] += 1
         if problem:
             self.leaks.append(Leak(surface, cell, problem))
 
     def add(self, leak: Leak) -> None:
-        self.cells += 1
-        self.leaks.append(leak)
+        self.count(leak.surface, leak.what, leak.cell)
 
     def merge(self, other: Report) -> None:
         self.cells += other.cells
+        self.surfaces.update(other.surfaces)
         self.leaks += other.leaks
         self.ratios.update(other.ratios)
 
@@ -54,11 +57,14 @@ class Report:
 
     def render(self) -> str:
         lines = [f"isolation: {self.cells} cells checked, {len(self.leaks)} leaks"]
+        lines.append("cells: " + ", ".join(f"{n} {s}" for s, n in sorted(self.surfaces.items())))
         if largest := self.largest_ratio():
             route, ratio = largest
+            slower = "A's ids" if ratio >= 1 else "unknown ids"
             lines.append(
-                f"timing: median latency on A's ids / on unknown ids, largest: {ratio:.2f} "
-                f"({route}; {len(self.ratios)} read routes)"
+                f"timing: median latency, A's ids vs unknown ids, largest difference "
+                f"{max(ratio, 1 / ratio):.2f}x ({slower} slower; {route}; "
+                f"{len(self.ratios)} read routes)"
             )
         if self.leaks:
             lines.append(f"{'surface':8} {'cell':70} what")
