@@ -126,29 +126,53 @@ async def _session_cells(base_url: str, a: TenantWorld, b: TenantWorld) -> Repor
     return report
 
 
-def _session_binding(base_url: str, a: TenantWorld, b: TenantWorld) -> str:
-    """B with A's session id answers as B with a session id nobody has."""
-    with httpx.Client(base_url=base_url, timeout=60) as http:
-        opened = http.post("/mcp", json=_INITIALIZE, headers={**a.headers, **_ACCEPT})
-        session_id = opened.headers.get("mcp-session-id", "")
+_LISTING = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+
+
+def _open_session(http: httpx.Client, world: TenantWorld) -> str:
+    """A session of ``world``'s tenant, initialised over plain HTTP; its id ('' on failure)."""
+    opened = http.post("/mcp", json=_INITIALIZE, headers={**world.headers, **_ACCEPT})
+    session_id = str(opened.headers.get("mcp-session-id", ""))
+    if session_id:
+        headers = {**world.headers, **_ACCEPT, "Mcp-Session-Id": session_id}
+        http.post(
+            "/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
+        )
+    return session_id
+
+
+def _session_binding(base_url: str, a: TenantWorld, b: TenantWorld) -> Report:
+    """B with A's session id, by every method of the transport (a message, the event stream,
+    ending the session), answers as B with a session id nobody has, and A's session lives on."""
+    report = Report()
+    with httpx.Client(base_url=base_url, timeout=10) as http:
+        session_id = _open_session(http, a)
         if not session_id:
-            return f"A could not open a session: {opened.status_code}"
-        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
-
-        def as_b(session: str) -> httpx.Response:
-            headers = {**b.headers, **_ACCEPT, "Mcp-Session-Id": session}
-            return http.post("/mcp", json=listing, headers=headers)
-
+            report.add(Leak("mcp", "session id of A", "A could not open a session"))
+            return report
         nobody = uuid.uuid4().hex[: len(session_id)].ljust(len(session_id), "0")
-        on_a, on_unknown = as_b(session_id), as_b(nobody)
-        if on_unknown.status_code < 400:
-            return f"a session id nobody has answers {shape(on_unknown, {})}"
-        sent = {session_id: "<session>", nobody: "<session>"}
-        return same_answer(on_a, on_unknown, sent, a.secrets())
+
+        def as_b(method: str, session: str) -> httpx.Response:
+            headers = {**b.headers, **_ACCEPT, "Mcp-Session-Id": session}
+            return http.request(
+                method, "/mcp", headers=headers, json=_LISTING if method == "POST" else None
+            )
+
+        for method in ("POST", "GET", "DELETE"):
+            on_a, on_unknown = as_b(method, session_id), as_b(method, nobody)
+            sent = {session_id: "<session>", nobody: "<session>"}
+            problem = same_answer(on_a, on_unknown, sent, a.secrets())
+            if on_unknown.status_code < 400:
+                problem = f"a session id nobody has answers {shape(on_unknown, {})}"
+            report.count("mcp", problem, f"{method} with the session id of A")
+        own = {**a.headers, **_ACCEPT, "Mcp-Session-Id": session_id}
+        alive = http.post("/mcp", json=_LISTING, headers=own).status_code == 200
+        report.count("mcp", "" if alive else "B ended A's session", "A's session after B")
+    return report
 
 
 def check_mcp(base_url: str, a: TenantWorld, b: TenantWorld) -> Report:
     """The MCP part of the matrix."""
     report: Report = anyio.run(_session_cells, base_url, a, b)
-    report.count("mcp", _session_binding(base_url, a, b), "session id of A")
+    report.merge(_session_binding(base_url, a, b))
     return report
