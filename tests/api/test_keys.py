@@ -98,6 +98,15 @@ def test_failed_authentications_are_limited_per_address(
         assert http.get(LIST, headers={**_bearer(key), **ELSEWHERE}).status_code == 200
 
 
+def test_the_openapi_documents_the_429_of_every_route_that_needs_a_key(anon: httpx.Client) -> None:
+    spec = anon.get("/openapi.json").json()
+    for operations in spec["paths"].values():
+        for operation in operations.values():
+            responses = operation["responses"]
+            assert ("401" in responses) <= ("429" in responses), operation["summary"]
+    assert "429" in spec["paths"][LIST]["get"]["responses"]
+
+
 def test_the_window_slides() -> None:
     now = [1000.0]
     failures = AuthFailures(limit=2, window_s=10, clock=lambda: now[0])
