@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from starlette.routing import Route
 
+from api.auth import AuthFailures, document_auth_limit
 from api.lifespan import reaper_lifespan
 from api.mcp import mcp_endpoint
 from api.middleware import RequestGuardMiddleware
@@ -64,6 +65,7 @@ def create_app(
     app.state.reader = ArtifactReader(app.state.store)
     app.state.worlds = WorldCache(app.state.reader)
     app.state.read_cache = ReadCache(settings.read_cache_bytes)
+    app.state.auth_failures = AuthFailures(settings.auth_fail_limit, settings.auth_fail_window_s)
     app.state.phraser = LlmPhraser.from_settings(settings)
     install_problem_handlers(app)
     app.add_middleware(RequestGuardMiddleware, settings=settings)
@@ -75,6 +77,7 @@ def create_app(
     app.include_router(billing.router)
     app.include_router(onboarding.router)
     app.include_router(dashboard.router)
+    document_auth_limit(app)
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")
     return app

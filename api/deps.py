@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from api.auth import AuthFailures, authenticate, client_address
 from api.read_cache import ReadCache
 from flows.orchestrator import Submitter
 from storage.blobs import BlobStore
@@ -18,10 +19,8 @@ from storage.catalog import Catalog
 from storage.reads import ArtifactReader
 from storage.records import Tenant
 from storage.runs import RunStore
-from storage.tenants import TenantStore
 from storage.videos import VideoStore
 from storage.views import RunViews
-from ves.errors import Unauthorized
 from ves.settings import Settings
 
 _bearer = HTTPBearer(auto_error=False, description="An API key from `ves keys create`.")
@@ -45,17 +44,20 @@ def get_videos(catalog: CatalogDep) -> VideoStore:
     return VideoStore(catalog)
 
 
+def get_auth_failures(request: Request) -> AuthFailures:
+    failures: AuthFailures = request.app.state.auth_failures
+    return failures
+
+
 def current_tenant(
+    request: Request,
     catalog: CatalogDep,
+    failures: Annotated[AuthFailures, Depends(get_auth_failures)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Tenant:
-    """The tenant whose key is in ``Authorization: Bearer``; 401 for none, unknown or revoked."""
-    if credentials is None or credentials.scheme.lower() != "bearer":
-        raise Unauthorized("send an API key as 'Authorization: Bearer <key>'")
-    tenant = TenantStore(catalog).authenticate(credentials.credentials)
-    if tenant is None:
-        raise Unauthorized("the API key is unknown or revoked")
-    return tenant
+    """The tenant whose key is in ``Authorization: Bearer``; 401 for none, unknown or revoked,
+    429 for an address that failed too often (``api.auth``)."""
+    return authenticate(catalog, failures, client_address(request), credentials)
 
 
 VideosDep = Annotated[VideoStore, Depends(get_videos)]

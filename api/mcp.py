@@ -2,8 +2,10 @@
 
 It speaks the streamable HTTP transport of the official ``mcp`` SDK. Every request needs the
 same ``Authorization: Bearer <key>`` as the REST API: ``McpEndpoint`` checks it before the SDK
-sees the request (401 problem+json otherwise) and leaves the tenant in the request's state, where
-each tool reads it back, so a tool only ever sees its caller's videos. A session is bound to the
+sees the request (401 problem+json otherwise; 429 for an address that failed too often, see
+``api.auth``), on every request of a session, so a revoked key fails on its next one; it
+leaves the tenant in the request's state, where each tool reads it back, so a tool only ever
+sees its caller's videos. A session is bound to the
 tenant that opened it. The tools reuse the REST routes' logic; a ``VesError`` becomes a tool
 error (``is_error``) whose structured content is the same problem document the REST API sends.
 """
@@ -24,11 +26,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from api.deps import current_tenant
+from api.auth import authenticate, client_address
 from api.mcp_tools import TENANT_STATE, register_tools
 from api.problems import problem_response, request_id_of
 from ves import __version__
-from ves.errors import Unauthorized
+from ves.errors import RateLimited, Unauthorized
 
 INSTRUCTIONS = """\
 Video Evidence Service: turns video into traceable evidence and answers questions about a video
@@ -89,11 +91,14 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
-        catalog = request.app.state.catalog
+        state = request.app.state
         credentials = _credentials(request.headers.get("authorization"))
+        address = client_address(request)
         try:
-            tenant = await run_in_threadpool(current_tenant, catalog, credentials)
-        except Unauthorized as error:
+            tenant = await run_in_threadpool(
+                authenticate, state.catalog, state.auth_failures, address, credentials
+            )
+        except (Unauthorized, RateLimited) as error:
             await problem_response(error, request_id_of(request))(scope, receive, send)
             return
         scope.setdefault("state", {})[TENANT_STATE] = tenant

@@ -240,6 +240,16 @@ class Settings(BaseSettings):
         3, ge=1, description="Demo workspaces one client address may create per window."
     )
     demo_rate_window_s: float = Field(600.0, gt=0, description="That window, in seconds.")
+    auth_fail_limit: int = Field(
+        20,
+        ge=1,
+        description="Failed authentications (a key that is unknown or revoked) one client address "
+        "may make per window; above it every request from that address answers 429 (per API "
+        "process).",
+    )
+    auth_fail_window_s: float = Field(
+        60.0, gt=0, description="That window, in seconds (a sliding window)."
+    )
     price_per_video_minute: float = Field(
         0.0, ge=0, description="Price of one processed minute of video, for cost.json."
     )

@@ -186,9 +186,14 @@ def thumbnail(
     cache: ReadCacheDep,
 ) -> Response:
     videos.get(tenant.tenant_id, video_id)  # 404 unless the caller owns the video
-    run = runs.get(run_id)
+    try:
+        run: Run | None = runs.get(run_id)
+    except NotFound:  # answered as any other missing thumbnail: a run id tells nothing
+        run = None
     if (
-        run.video_id != video_id
+        run is None
+        or run.tenant_id != tenant.tenant_id
+        or run.video_id != video_id
         or not _THUMB_NAME.match(name)
         or run.artifacts_path is None
         or run.expired_at is not None  # retention expires the row before deleting the files

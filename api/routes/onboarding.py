@@ -15,6 +15,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Request, Response, status
 from starlette.concurrency import run_in_threadpool
 
+from api.auth import client_address
 from api.deps import CatalogDep, SettingsDep, SubmitterDep
 from api.operations.runs import submit_run
 from api.problems import problem_responses
@@ -61,17 +62,6 @@ class _Workspace:
 def demo_rate_limit(settings: Settings) -> RateLimit:
     """The demo route's limit per client address."""
     return RateLimit("demo", settings.demo_rate_limit, settings.demo_rate_window_s)
-
-
-def client_address(request: Request) -> str:
-    """The address the connection comes from.
-
-    ``X-Forwarded-For`` is never read here: any client can write it. uvicorn's ``--proxy-headers``
-    (on by default) puts the forwarded address here only for connections from
-    ``--forwarded-allow-ips`` (``FORWARDED_ALLOW_IPS``, default loopback: a proxy on the same
-    machine); a proxy elsewhere needs its address there.
-    """
-    return request.client.host if request.client else "unknown"
 
 
 @router.post(

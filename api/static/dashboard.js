@@ -71,11 +71,19 @@ async function loadVideos(append = false) {
 }
 
 // Refresh every 2 s while any listed run is queued or running, and stop once all have ended.
+// A key revoked meanwhile signs out at once: polling on with it would count as failed
+// authentication from this address, and past the limit every key from here answers 429.
 async function refresh() {
   clearTimeout(pollTimer);
   try {
     await loadVideos();
   } catch (error) {
+    if (error.status === 401) {
+      sessionStorage.removeItem(KEY);
+      show("sign-in");
+      $("sign-in-error").textContent = "That key is no longer valid.";
+      return;
+    }
     $("list-error").textContent = error.message;
   }
   const busy = [...shown.values()].some((v) => BUSY.has(v.state));
