@@ -40,7 +40,14 @@ CHECKS = [
     "response_headers_conformance",
 ]
 PHASES = ["examples", "coverage", "fuzzing", "stateful"]
-FULL_MAX_EXAMPLES = 60
+FULL_MAX_EXAMPLES = 100
+# The harness runs no Prefect server and no worker, so /readyz truthfully answers its documented
+# 503 (with its Readiness body, which is still checked); that one 5xx is the contract, not a fault.
+NOT_READY = "GET /readyz"
+_READYZ_NOT_READY = {
+    "include-path": "/readyz",
+    "checks": {"not_a_server_error": {"expected-statuses": ["1XX", "2XX", "3XX", "4XX", "503"]}},
+}
 SHORT_MAX_EXAMPLES = 5
 
 
@@ -83,7 +90,7 @@ class FuzzReport:
 
 def load_schema(target: FuzzTarget, max_examples: int, seed: int | None) -> schemathesis.BaseSchema:
     """The served OpenAPI, configured to act as the target's tenant with the checks above."""
-    config = schemathesis.Config()
+    config = schemathesis.Config.from_dict({"operations": [_READYZ_NOT_READY]})
     config.update(seed=seed, max_failures=None)
     project = config.projects.override
     project.update(
@@ -104,7 +111,8 @@ def _record(report: FuzzReport, recorder: ScenarioRecorder) -> None:
         report.requests += 1
         if interaction.response is not None:
             report.statuses[interaction.response.status_code] += 1
-            report.server_errors += interaction.response.status_code >= 500
+            if interaction.response.status_code >= 500 and recorder.label != NOT_READY:
+                report.server_errors += 1
     for case_id, checks in recorder.checks.items():
         sent = recorder.interactions.get(case_id)
         response = sent.response if sent else None

@@ -8,6 +8,7 @@ Prefect server that is down would make every execute a 503 the fuzzer must count
 
 from __future__ import annotations
 
+import os
 import socket
 import tempfile
 import threading
@@ -17,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 import uvicorn
 
@@ -64,14 +66,18 @@ class FuzzTarget:
 
 def fuzz_settings(data_dir: Path) -> Settings:
     """Settings of the fuzzed service: no network is contacted for a generated URL (no probe,
-    no private addresses), and the fuzz tenant's plan leaves room for every generated request."""
-    return Settings(
-        data_dir=data_dir,
-        probe_sources=False,
-        allow_private_sources=False,
-        max_queued_runs=10_000,
-        plans={"sandbox": PlanLimits(), FUZZ_PLAN: _FUZZ_LIMITS},
-    )
+    no private addresses), the fuzz tenant's plan leaves room for every generated request, and
+    no ``VES_*``/``AWS_*`` variable of the shell reaches it (the operator's catalog database or
+    bucket must never receive fuzzed writes)."""
+    own_env = {k: v for k, v in os.environ.items() if not k.startswith(("VES_", "AWS_"))}
+    with mock.patch.dict(os.environ, own_env, clear=True):  # never the operator's DB or bucket
+        return Settings(
+            data_dir=data_dir,
+            probe_sources=False,
+            allow_private_sources=False,
+            max_queued_runs=10_000,
+            plans={"sandbox": PlanLimits(), FUZZ_PLAN: _FUZZ_LIMITS},
+        )
 
 
 def _free_port() -> int:
