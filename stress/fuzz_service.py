@@ -26,6 +26,7 @@ from api.app import create_app
 from storage.catalog import Catalog
 from storage.records import Run
 from storage.tenants import TenantStore
+from stress.fuzz_seed import SeededRun, seed_succeeded_run
 from ves.plans import PlanLimits
 from ves.settings import Settings
 
@@ -57,11 +58,13 @@ class QueueOnlySubmitter:
 
 @dataclass(frozen=True)
 class FuzzTarget:
-    """Where the served API is and the key of the tenant the fuzzer acts as."""
+    """Where the served API is, the key of the tenant the fuzzer acts as, and that tenant's
+    processed video when one was made."""
 
     base_url: str
     api_key: str
     tenant_id: str
+    seeded: SeededRun | None = None
 
 
 def fuzz_settings(data_dir: Path) -> Settings:
@@ -108,9 +111,10 @@ def _serve(settings: Settings, catalog: Catalog) -> Iterator[str]:
 
 
 @contextmanager
-def fuzz_target() -> Iterator[FuzzTarget]:
+def fuzz_target(with_run: bool = True) -> Iterator[FuzzTarget]:
     """A served API on a temporary data folder, and a real tenant's key (made as
-    ``ves keys create`` makes one), all removed when the block ends."""
+    ``ves keys create`` makes one), all removed when the block ends; ``with_run``: the tenant
+    also has a video processed by the real flow (``stress.fuzz_seed``)."""
     with tempfile.TemporaryDirectory(prefix="ves-fuzz-") as tmp:
         settings = fuzz_settings(Path(tmp) / "data")
         catalog = Catalog.from_settings(settings)
@@ -118,7 +122,10 @@ def fuzz_target() -> Iterator[FuzzTarget]:
             tenants = TenantStore(catalog)
             tenant = tenants.create_tenant("fuzz", plan=FUZZ_PLAN)
             key = tenants.create_key(tenant.tenant_id)[1]
+            seeded = None
+            if with_run:
+                seeded = seed_succeeded_run(settings, catalog, tenant.tenant_id, FUZZ_PLAN)
             with _serve(settings, catalog) as url:
-                yield FuzzTarget(url, key, tenant.tenant_id)
+                yield FuzzTarget(url, key, tenant.tenant_id, seeded)
         finally:
             catalog.dispose()

@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from api.deps import ReadCacheDep, ReaderDep, RunsDep, StoreDep, TenantDep, VideosDep, ViewsDep
 from api.problems import problem_responses
 from api.read_cache import ReadCache, Rendered, cache_key, etag_of, respond_cached
-from api.schemas.artifacts import EvidenceView, SceneGraph, Timeline
+from api.schemas.artifacts import CostReport, EvidenceView, SceneGraph, Timeline
 from storage.artifacts import COST, THUMBS
 from storage.records import Run
 from storage.views import RunViews, evidence_of, scene_graph_of, timeline_of
@@ -150,6 +150,7 @@ def evidence_view(
         304: _NOT_MODIFIED,
         **problem_responses(401, 404, 409),
     },
+    response_model=CostReport,
 )
 def cost(
     video_id: str, request: Request, tenant: TenantDep, views: ViewsDep, cache: ReadCacheDep

@@ -18,17 +18,18 @@ pytestmark = pytest.mark.slow
 
 def test_a_short_fuzz_run_finds_nothing() -> None:
     with fuzz_target() as target:
-        spec = httpx.get(f"{target.base_url}/openapi.json", timeout=30).json()
         report = run_fuzz(target, SHORT_MAX_EXAMPLES, seed=15)
     assert report.ok, render(report)
     assert report.requests >= 300, render(report)
-    assert report.statuses[201] > 0 and report.statuses[202] + report.statuses[409] > 0
-    operations = {f"{m.upper()} {p}" for p, ops in spec["paths"].items() for m in ops}
-    assert len(operations) >= 16
+    assert len(report.operations) >= 16
+    # Every operation's 2xx was checked, but the upload's (fuzzed bytes never match a declared
+    # size and hash) and /readyz's (no Prefect here: its 503 is checked instead).
+    never = {"PUT /api/videos/{video_id}/content", "GET /readyz"}
+    assert report.operations - report.answered_2xx <= never, render(report)
 
 
 def test_the_served_description_documents_problems_headers_and_links() -> None:
-    with fuzz_target() as target:
+    with fuzz_target(with_run=False) as target:
         spec = httpx.get(f"{target.base_url}/openapi.json", timeout=30).json()
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
@@ -54,7 +55,7 @@ def test_the_fuzzer_catches_an_answer_its_description_does_not_promise(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(api.openapi_doc, "exact_openapi", _lying)
-    with fuzz_target() as target:
+    with fuzz_target(with_run=False) as target:
         report = run_fuzz(target, 2, seed=15)
     assert not report.ok
     checks = {failure.check for failure in report.failures.values()}
