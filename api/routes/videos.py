@@ -11,6 +11,7 @@ from api.deps import SettingsDep, StoreDep, TenantDep, VideosDep
 from api.operations.videos import list_page, register_video
 from api.problems import problem_responses
 from api.schemas.videos import VideoCreate, VideoPublic, VideosPublic
+from storage.records import VIDEO_STATES
 from storage.uploads import UploadExpectation, store_upload, upload_key
 from ves.errors import (
     Conflict,
@@ -130,7 +131,13 @@ async def upload_content(
 def list_videos(
     tenant: TenantDep,
     videos: VideosDep,
-    state: Annotated[str | None, Query(description="Only videos in this state.")] = None,
+    state: Annotated[
+        str | None,
+        Query(
+            description="Only videos in this state.",
+            json_schema_extra={"enum": list(VIDEO_STATES)},
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
 ) -> VideosPublic:
