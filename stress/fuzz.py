@@ -12,7 +12,11 @@ against every operation, as a real tenant. Each response must pass:
   (``application/problem+json`` for errors);
 - ``response_schema_conformance``: the body matches the documented model (``Problem`` for
   errors, the route's response model for 2xx);
-- ``response_headers_conformance``: documented headers are present and well-formed.
+- ``response_headers_conformance``: documented headers are present and well-formed;
+- ``negative_data_rejection``: a request that breaks the schema is refused (4xx), never taken.
+
+When the tenant has a processed video (``stress.fuzz_seed``), every operation on a video is
+fuzzed again on that one, so the 2xx answers of its reads are checked too.
 
 It prints ``fuzz: N requests, X 5xx, Y schema violations``, a table of failures, and exits 1 on
 any failure.
@@ -40,6 +44,7 @@ CHECKS = [
     "content_type_conformance",
     "response_schema_conformance",
     "response_headers_conformance",
+    "negative_data_rejection",
 ]
 PHASES = ["examples", "coverage", "fuzzing", "stateful"]
 FULL_MAX_EXAMPLES = 100
