@@ -117,12 +117,13 @@ def load_schema(
 
 def _record(report: FuzzReport, recorder: ScenarioRecorder) -> None:
     """Count the requests of one finished scenario and keep its distinct failures."""
-    for interaction in recorder.interactions.values():
+    for case_id, interaction in recorder.interactions.items():
         report.requests += 1
         if interaction.response is not None:
             report.statuses[interaction.response.status_code] += 1
             if 200 <= interaction.response.status_code < 300:
-                report.answered_2xx.add(recorder.label)
+                case = recorder.cases.get(case_id)  # a stateful step names its own operation
+                report.answered_2xx.add(case.value.operation.label if case else recorder.label)
             if interaction.response.status_code >= 500 and recorder.label != NOT_READY:
                 report.server_errors += 1
     for case_id, checks in recorder.checks.items():

@@ -41,6 +41,12 @@ def test_the_served_description_documents_problems_headers_and_links() -> None:
                 assert "401" in operation["responses"], (method, path)
     add = spec["paths"]["/api/videos/add"]["post"]["responses"]["201"]
     assert {"GetVideo", "ExecuteVideo", "UploadContent"} <= set(add["links"])
+    ids = {op["operationId"] for ops in spec["paths"].values() for op in ops.values()}
+    for operations in spec["paths"].values():
+        for operation in operations.values():
+            for response in operation["responses"].values():
+                for link in response.get("links", {}).values():
+                    assert link["operationId"] in ids, link
     assert "HTTPValidationError" not in spec["components"]["schemas"]
 
 
