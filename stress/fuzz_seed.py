@@ -29,7 +29,7 @@ SEED_DETECTOR = "motion+ocr"  # what the demo route runs: text and motion on the
 
 @dataclass(frozen=True)
 class SeededRun:
-    """The fuzz tenant's processed video, its run and one of its thumbnails."""
+    """The fuzz tenant's processed video, its run and the state that run ended in."""
 
     video_id: str
     run_id: str
