@@ -9,6 +9,7 @@ from api.auth import AuthFailures, document_auth_limit
 from api.lifespan import reaper_lifespan
 from api.mcp import mcp_endpoint
 from api.middleware import RequestGuardMiddleware
+from api.openapi_doc import install_exact_openapi
 from api.problems import install_problem_handlers
 from api.read_cache import ReadCache
 from api.routes import artifacts, ask, billing, dashboard, health, onboarding, runs, videos
@@ -80,4 +81,5 @@ def create_app(
     document_auth_limit(app)
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")
+    install_exact_openapi(app)
     return app

@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from api.deps import ReadCacheDep, ReaderDep, RunsDep, StoreDep, TenantDep, VideosDep, ViewsDep
 from api.problems import problem_responses
 from api.read_cache import ReadCache, Rendered, cache_key, etag_of, respond_cached
-from api.schemas.artifacts import EvidenceView, SceneGraph, Timeline
+from api.schemas.artifacts import CostReport, EvidenceView, SceneGraph, Timeline
 from storage.artifacts import COST, THUMBS
 from storage.records import Run
 from storage.views import RunViews, evidence_of, scene_graph_of, timeline_of
@@ -37,7 +37,27 @@ from ves.errors import BlobNotFound, NotFound, NotReady
 router = APIRouter(tags=["artifacts"])
 
 _THUMB_NAME = re.compile(r"^ev_[0-9a-z]+_[0-9]{1,3}\.jpg$")
-_ARTIFACT_ERRORS = problem_responses(401, 404, 409)
+_VALIDATOR_HEADERS: dict[str, Any] = {
+    "ETag": {
+        "description": "The run, artifact and release this answer renders; send it back in "
+        "`If-None-Match` to get a 304 while it is current.",
+        "required": True,
+        "schema": {"type": "string"},
+    },
+    "Cache-Control": {
+        "description": "How long the answer may be kept.",
+        "schema": {"type": "string"},
+    },
+}
+_NOT_MODIFIED: dict[str, Any] = {
+    "description": "Not modified: `If-None-Match` named the current `ETag`; no body.",
+    "headers": _VALIDATOR_HEADERS,
+}
+_ARTIFACT_ERRORS: dict[int | str, dict[str, Any]] = {
+    200: {"headers": _VALIDATOR_HEADERS},
+    304: _NOT_MODIFIED,
+    **problem_responses(401, 404, 409),
+}
 _PRESIGN_EXPIRES_S = 300
 _THUMB_HEADERS = {"Cache-Control": "private, max-age=3600"}
 _DOCUMENT_CACHING = "private, no-cache"
@@ -124,10 +144,13 @@ def evidence_view(
                         },
                     }
                 }
-            }
+            },
+            "headers": _VALIDATOR_HEADERS,
         },
-        **_ARTIFACT_ERRORS,
+        304: _NOT_MODIFIED,
+        **problem_responses(401, 404, 409),
     },
+    response_model=CostReport,
 )
 def cost(
     video_id: str, request: Request, tenant: TenantDep, views: ViewsDep, cache: ReadCacheDep
@@ -167,8 +190,18 @@ def _document(
     description="A JPEG of an evidence frame (as linked from the evidence view), or a 307 to a "
     "short-lived presigned URL of it when the service runs on an object store with presigning on.",
     responses={
-        200: {"content": {"image/jpeg": {}}},
-        307: {"description": "Fetch the JPEG from the presigned URL in `Location`."},
+        200: {"content": {"image/jpeg": {}}, "headers": _VALIDATOR_HEADERS},
+        304: _NOT_MODIFIED,
+        307: {
+            "description": "Fetch the JPEG from the presigned URL in `Location`.",
+            "headers": {
+                "Location": {
+                    "description": "The presigned URL (valid 5 minutes).",
+                    "required": True,
+                    "schema": {"type": "string", "format": "uri"},
+                }
+            },
+        },
         **problem_responses(401, 404),
     },
     response_class=Response,

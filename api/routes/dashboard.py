@@ -31,6 +31,7 @@ _SECURITY_HEADERS = {
         "timeline, scene, evidence and cost, ask it questions; see the billing state."
     ),
     response_class=FileResponse,
+    responses={200: {"description": "The page.", "content": {"text/html": {}}}},
 )
 def dashboard() -> FileResponse:
     return FileResponse(STATIC_DIR / "dashboard.html", headers=_SECURITY_HEADERS)

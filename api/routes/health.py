@@ -6,6 +6,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from api.deps import CatalogDep, SettingsDep
+from api.schemas.health import Liveness, Readiness
 from flows.readiness import check_readiness
 
 router = APIRouter(tags=["health"])
@@ -36,8 +37,8 @@ _READY_EXAMPLE = {
 
 
 @router.get("/healthz", summary="Liveness", description="200 while the API process runs.")
-def healthz() -> dict[str, str]:
-    return {"status": "ok"}
+def healthz() -> Liveness:
+    return Liveness(status="ok")
 
 
 @router.get(
@@ -52,8 +53,11 @@ def healthz() -> dict[str, str]:
         "named in `failing`. `ves status` prints the same."
     ),
     responses={
-        200: {"content": {"application/json": {"example": _READY_EXAMPLE}}},
-        503: {"description": "A part is down; `failing` names it and its `detail` says why."},
+        200: {"model": Readiness, "content": {"application/json": {"example": _READY_EXAMPLE}}},
+        503: {
+            "model": Readiness,
+            "description": "A part is down; `failing` names it and its `detail` says why.",
+        },
     },
 )
 def readyz(catalog: CatalogDep, settings: SettingsDep) -> JSONResponse:

@@ -14,6 +14,28 @@ from tasks.options import RunOptions
 
 router = APIRouter(tags=["runs"])
 
+# OpenAPI links from a queued run to where it is followed and read (execute -> read): clients
+# and the stateful fuzzer (stress/fuzz.py) follow them.
+_READS = {
+    "GetVideo": ("get_video_api_product_videos__video_id__get", "The run's stage and progress."),
+    "SceneGraph": ("scene_graph_api_product_videos__video_id__scene_graph_get", "Once succeeded."),
+    "Timeline": ("timeline_api_product_videos__video_id__timeline_get", "Once succeeded."),
+    "EvidenceView": (
+        "evidence_view_api_product_videos__video_id__evidence_view_get",
+        "Once succeeded.",
+    ),
+    "Cost": ("cost_api_product_videos__video_id__cost_get", "Once succeeded."),
+    "Ask": ("ask_video_api_product_videos__video_id__ask_post", "Once succeeded."),
+}
+EXECUTE_LINKS = {
+    name: {
+        "operationId": operation_id,
+        "parameters": {"video_id": "$response.body#/video_id"},
+        "description": description,
+    }
+    for name, (operation_id, description) in _READS.items()
+}
+
 EXECUTE_EXAMPLES = {
     "default": {"summary": "The service's defaults (motion + people + OCR)", "value": {}},
     "faces": {
@@ -55,7 +77,10 @@ EXECUTE_EXAMPLES = {
         "`max_duration_s` exceeds the plan's `max_video_s`; longer videos are processed up to "
         "that bound."
     ),
-    responses=problem_responses(401, 402, 404, 409, 415, 422, 429, 503),
+    responses={
+        202: {"description": "The queued run.", "links": EXECUTE_LINKS},
+        **problem_responses(400, 401, 402, 404, 409, 413, 415, 422, 429, 503),
+    },
 )
 async def execute_video(
     video_id: str,

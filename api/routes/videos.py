@@ -11,6 +11,7 @@ from api.deps import SettingsDep, StoreDep, TenantDep, VideosDep
 from api.operations.videos import list_page, register_video
 from api.problems import problem_responses
 from api.schemas.videos import VideoCreate, VideoPublic, VideosPublic
+from storage.records import VIDEO_STATES
 from storage.uploads import UploadExpectation, store_upload, upload_key
 from ves.errors import (
     Conflict,
@@ -18,6 +19,35 @@ from ves.errors import (
 )
 
 router = APIRouter(tags=["videos"])
+
+_BY_VIDEO_ID = {"video_id": "$response.body#/video_id"}
+# OpenAPI links from a registered video to what can be done with it next (add -> upload or
+# execute -> read): clients and the stateful fuzzer (stress/fuzz.py) follow them.
+ADD_LINKS = {
+    "GetVideo": {
+        "operationId": "get_video_api_product_videos__video_id__get",
+        "parameters": _BY_VIDEO_ID,
+        "description": "The video's state and latest run.",
+    },
+    "UploadContent": {
+        "operationId": "upload_content_api_videos__video_id__content_put",
+        "parameters": _BY_VIDEO_ID,
+        "description": "The bytes of a registered upload (`state: awaiting_upload`).",
+    },
+    "ExecuteVideo": {
+        "operationId": "execute_video_api_product_videos__video_id__execute_post",
+        "parameters": _BY_VIDEO_ID,
+        "description": "Queue a run of the video.",
+    },
+}
+_UPLOAD_BODY = {
+    "required": True,
+    "description": "The recording's bytes, exactly `size_bytes` of them.",
+    "content": {
+        media: {"schema": {"type": "string", "format": "binary"}}
+        for media in ("video/mp4", "application/octet-stream")
+    },
+}
 
 _UPLOAD_MEDIA = ("video/", "application/octet-stream")
 
@@ -33,7 +63,10 @@ _UPLOAD_MEDIA = ("video/", "application/octet-stream")
         "URLs are checked before anything is stored: the host must resolve to a public address "
         "(unless the operator allows private ones) and answer."
     ),
-    responses=problem_responses(400, 401, 402, 413, 415, 422),
+    responses={
+        201: {"description": "The registered video.", "links": ADD_LINKS},
+        **problem_responses(400, 401, 402, 413, 415, 422),
+    },
 )
 def add_video(
     body: VideoCreate, tenant: TenantDep, videos: VideosDep, settings: SettingsDep
@@ -51,6 +84,7 @@ def add_video(
         "`source_sha256`."
     ),
     responses=problem_responses(401, 404, 409, 413, 415, 422),
+    openapi_extra={"requestBody": _UPLOAD_BODY},
 )
 async def upload_content(
     video_id: str,
@@ -97,7 +131,13 @@ async def upload_content(
 def list_videos(
     tenant: TenantDep,
     videos: VideosDep,
-    state: Annotated[str | None, Query(description="Only videos in this state.")] = None,
+    state: Annotated[
+        str | None,
+        Query(
+            description="Only videos in this state.",
+            json_schema_extra={"enum": list(VIDEO_STATES)},
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
 ) -> VideosPublic:

@@ -117,3 +117,47 @@ class EvidenceView(BaseModel):
     video_id: str
     run_id: str
     spans: list[EvidenceSpan]
+
+
+class CostFallback(BaseModel):
+    used: bool
+    reason: str | None
+
+
+class CostFrames(BaseModel):
+    decoded: int
+    sampled: int
+    analysed: int
+
+
+class CostRetention(BaseModel):
+    days: int
+    expires_at: str
+
+
+class CostAmount(BaseModel):
+    units: float
+    unit: str
+    amount: float
+    currency: str
+
+
+class CostReport(BaseModel):
+    """A run's ``cost.json``, served as the run wrote it (fields a later release adds are kept,
+    hence ``extra="allow"``); ``detectors`` maps each detector plugin to what it looked at
+    (``frames``, ``boxes``, ``seconds``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    video_id: str
+    run_id: str
+    detector_mode: str | None = None
+    fallback: CostFallback | None = None
+    detectors: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    duration_s: float
+    processed_s: float
+    truncated: bool
+    stages: dict[str, float]
+    frames: CostFrames
+    retention: CostRetention
+    cost: CostAmount

@@ -33,6 +33,7 @@ class DemoCreate(BaseModel):
         max_length=254,
         description="Checked for shape only; it is neither stored nor written to.",
         examples=["ada@example.com"],
+        json_schema_extra={"pattern": _EMAIL.pattern},
     )
 
     @field_validator("name")

@@ -40,6 +40,15 @@ class UploadSpec(BaseModel):
     def _plain_filename(cls, value: str) -> str:
         return no_control_chars(value, "filename")
 
+    @field_validator("recorded_at", mode="before")
+    @classmethod
+    def _rfc3339_text(cls, value: object) -> object:
+        """A date-time as the schema says (RFC 3339 text): pydantic alone would also take a
+        number of seconds, which the description does not promise (found by stress/fuzz.py)."""
+        if value is not None and not isinstance(value, str | datetime):
+            raise ValueError("recorded_at must be an RFC 3339 date-time string")
+        return value
+
 
 class VideoCreate(BaseModel):
     """Register a video from a URL, an HLS playlist, or a recording to upload."""

@@ -197,6 +197,19 @@ def test_another_tenants_videos_are_invisible_on_every_route(
             },
             "validation_error",
         ),
+        (  # a number of seconds is no RFC 3339 date-time (found by stress/fuzz.py)
+            {
+                "title": "x",
+                "source_type": "upload",
+                "upload": {
+                    "filename": "a",
+                    "size_bytes": 5,
+                    "content_type": "video/mp4",
+                    "recorded_at": 0,
+                },
+            },
+            "validation_error",
+        ),
     ],
 )
 def test_bad_registrations_get_their_problem(

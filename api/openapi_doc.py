@@ -1,0 +1,137 @@
+"""The served OpenAPI, made exact: every status a route can answer, with its model and headers.
+
+FastAPI documents what a route declares; the answers that come from elsewhere (the request guard
+middleware's 413 and 415, the problem handlers' 400 and 422, the key check's 401) and the headers
+every answer carries would otherwise be missing, and a problem's model would sit under
+``application/json`` while the body is sent as ``application/problem+json``. A client generated
+from the description, or a fuzzer checking answers against it (``stress/fuzz.py``), would then
+be told less than the service does. This module completes the description once, from the route
+table, so a new route is documented the same way without repeating it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from api.problems import PROBLEM_MEDIA_TYPE, Problem
+
+_PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+_BODY_METHODS = {"post", "put", "patch"}
+
+# Why each status is answered, for the statuses the guard and handlers add to a route.
+PROBLEM_DESCRIPTIONS: dict[int, str] = {
+    400: "`invalid_request`: the body is not valid JSON, or a parameter cannot be read.",
+    401: "`unauthorized`: no key, or an unknown or revoked one (`WWW-Authenticate: Bearer`).",
+    402: "`plan_limit_exceeded`: the plan's `limit` is reached (`value`, `used`).",
+    404: "`not_found`: no such resource in this workspace (another tenant's too).",
+    409: "`conflict` or `not_ready`: the resource is not in a state that allows this.",
+    413: "`payload_too_large`: the body exceeds the limit (`VES_MAX_BODY_BYTES`).",
+    415: "`unsupported_media_type`: the body is not sent with the media type the route takes.",
+    422: "`validation_failed`: the request does not match the schema; `errors` says where.",
+    429: "`rate_limited`: too many requests; retry after `Retry-After` seconds.",
+    503: "`unavailable`: a part the service needs is down; retry later.",
+}
+
+_REQUEST_ID_HEADER = {
+    "description": "The request's id (the client's own when it sent a sane one); problem "
+    "bodies repeat it as `request_id`.",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,64}$"},
+}
+_STATUS_HEADERS: dict[str, dict[str, Any]] = {
+    "401": {
+        "WWW-Authenticate": {
+            "description": "The scheme to authenticate with.",
+            "required": True,
+            "schema": {"type": "string", "enum": ["Bearer"]},
+        }
+    },
+    "429": {
+        "Retry-After": {
+            "description": "Seconds to wait before retrying.",
+            "required": True,
+            "schema": {"type": "string", "pattern": "^[0-9]+$"},
+        }
+    },
+}
+
+
+def problem_entry(status: int) -> dict[str, Any]:
+    """The OpenAPI response of a problem answer with ``status``."""
+    return {
+        "description": PROBLEM_DESCRIPTIONS.get(status, "Problem"),
+        "content": {PROBLEM_MEDIA_TYPE: {"schema": dict(_PROBLEM_REF)}},
+    }
+
+
+def _statuses_of(operation: dict[str, Any], method: str) -> set[int]:
+    """The problem statuses the guard, the handlers and the key check can answer here."""
+    statuses: set[int] = set()
+    if operation.get("security"):
+        statuses.add(401)
+    if method in _BODY_METHODS and "requestBody" in operation:
+        statuses.update({400, 413, 415, 422})
+    if operation.get("parameters"):
+        statuses.add(422)
+    return statuses
+
+
+def _is_problem(response: dict[str, Any]) -> bool:
+    content = response.get("content", {})
+    schemas = [media.get("schema", {}) for media in content.values()]
+    refs = {schema.get("$ref", "") for schema in schemas}
+    return PROBLEM_MEDIA_TYPE in content or any(
+        ref.endswith(("/Problem", "/HTTPValidationError")) for ref in refs
+    )
+
+
+def _complete_operation(operation: dict[str, Any], method: str) -> None:
+    """Problems under their media type with their model, missing statuses added, headers
+    documented on every answer."""
+    responses: dict[str, Any] = operation.setdefault("responses", {})
+    for status, response in list(responses.items()):
+        if status.isdigit() and int(status) >= 400 and _is_problem(response):
+            described = response.get("description")
+            responses[status] = problem_entry(int(status))
+            if described and described not in {"Problem", "Validation Error"}:
+                responses[status]["description"] = described
+    for added in sorted(_statuses_of(operation, method)):
+        responses.setdefault(str(added), problem_entry(added))
+    operation["responses"] = responses = dict(sorted(responses.items()))
+    for status, response in responses.items():
+        headers = response.setdefault("headers", {})
+        headers.setdefault("X-Request-ID", _REQUEST_ID_HEADER)
+        for name, header in _STATUS_HEADERS.get(status, {}).items():
+            headers.setdefault(name, header)
+
+
+def exact_openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's description of ``app``, completed as this module's docstring says."""
+    spec = get_openapi(
+        title=app.title,
+        version=app.version,
+        description=app.description,
+        routes=app.routes,
+    )
+    for operations in spec.get("paths", {}).values():
+        for method, operation in operations.items():
+            _complete_operation(operation, method)
+    schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+    schemas["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    for unused in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(unused, None)
+    return spec
+
+
+def install_exact_openapi(app: FastAPI) -> None:
+    """Serve ``exact_openapi(app)`` at ``/openapi.json`` (computed once, on first request)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = exact_openapi(app)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

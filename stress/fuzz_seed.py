@@ -1,0 +1,82 @@
+"""A succeeded run for the fuzzer to read: without one, every read of a video's artifacts answers
+409 ``not_ready`` and their 2xx models (scene graph, timeline, evidence view, cost, ask, the
+thumbnails) are never checked against what the service really sends.
+
+The fuzz tenant gets the synthetic demo clip (the one ``POST /api/public/onboarding/demo-video``
+gives), registered as an upload, and the real ``process-video`` flow runs it in this process on
+a temporary Prefect server (``prefect_test_harness``), as the API tests' ``executed`` fixture
+does: a few seconds of the flow, plus the temporary server's start.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from unittest import mock
+
+from flows.demo_clip import CLIP_NAME, ensure_demo_clip
+from flows.process_video import ProcessVideoParams, process_video
+from storage.blobs import open_blob_store
+from storage.catalog import Catalog
+from storage.runs import RunStore
+from storage.uploads import publish_staged, stage_copy, upload_key
+from storage.videos import NewVideo, VideoStore
+from tasks.options import RunOptions
+from ves.settings import Settings
+
+SEED_DETECTOR = "motion+ocr"  # what the demo route runs: text and motion on the synthetic clip
+
+
+@dataclass(frozen=True)
+class SeededRun:
+    """The fuzz tenant's processed video, its run and the state that run ended in."""
+
+    video_id: str
+    run_id: str
+    state: str
+
+
+def _register_clip(settings: Settings, catalog: Catalog, tenant_id: str) -> str:
+    """The demo clip as the tenant's uploaded video, its bytes in place; its id."""
+    staged = stage_copy(ensure_demo_clip(settings.data_dir / "demo"), settings.uploads_dir)
+    videos = VideoStore(catalog)
+    upload = {
+        "filename": CLIP_NAME,
+        "size_bytes": staged.size,
+        "content_type": "video/mp4",
+        "sha256": staged.sha256,
+    }
+    video = videos.create(NewVideo(tenant_id, "Fuzz: demo clip", "upload", None, upload))
+    stored = publish_staged(
+        staged, open_blob_store(settings), upload_key(tenant_id, video.video_id, CLIP_NAME)
+    )
+    videos.complete_upload(
+        tenant_id, video.video_id, path=stored.key, sha256=stored.sha256, size=stored.size
+    )
+    return video.video_id
+
+
+def seed_succeeded_run(
+    settings: Settings, catalog: Catalog, tenant_id: str, plan: str
+) -> SeededRun:
+    """Register the demo clip for the tenant and process it with the real flow."""
+    from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
+    from prefect.testing.utilities import prefect_test_harness
+
+    video_id = _register_clip(settings, catalog, tenant_id)
+    limits = settings.plan(plan)
+    options = RunOptions(detector=SEED_DETECTOR).resolved(settings, limits)
+    params = options.model_dump(mode="json", exclude_none=True)
+    run = RunStore(catalog).create(tenant_id, video_id, params, limits)
+    # The flow reads Settings() from the environment as a worker does: this data folder, and
+    # nothing of the shell's VES_*/AWS_* (never the operator's database or bucket).
+    flow_env = {k: v for k, v in os.environ.items() if not k.startswith(("VES_", "AWS_"))}
+    flow_env["VES_DATA_DIR"] = str(settings.data_dir)
+    flow_env["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"  # no telemetry from a test server
+    with (
+        mock.patch.dict(os.environ, flow_env, clear=True),
+        temporary_settings({PREFECT_LOGGING_TO_API_ENABLED: False}),
+        prefect_test_harness(server_startup_timeout=180),
+    ):
+        process_video(ProcessVideoParams(run_id=run.run_id))  # raises when the run fails
+    return SeededRun(video_id, run.run_id, RunStore(catalog).get(run.run_id).state)
