@@ -1,0 +1,1 @@
+"""Hardening suite: `make stress` and its parts (README, Hardening)."""
