@@ -27,7 +27,7 @@ from prefect.cache_policies import NONE
 
 from storage.artifacts import write_rows
 from tasks.context import RunContext
-from tasks.decode.stage import SourceInfo, open_video
+from tasks.decode.stage import MAX_FRAME_RATE, SourceInfo, frame_budget, open_video
 from tasks.sample.frames import (
     ANALYSIS,
     FRAMES_DIR,
@@ -39,7 +39,7 @@ from tasks.sample.frames import (
 )
 from tasks.sample.scene_score import scene_score
 from tasks.sample.text_looks import LookConfig, LookPlanner, glance_of
-from ves.errors import SourceInvalid, SourceTruncated
+from ves.errors import LimitExceeded, SourceInvalid, SourceTruncated
 
 _TINY_WIDTH = 64  # scene scores are computed on a frame about this wide
 _SKIP_NONREF_RATIO = 3
@@ -290,6 +290,7 @@ def _decode(
     stop = min(cfg.max_duration_s, span.end_s)
     horizon = min(stop, source.duration_s or math.inf) - span.decode_from_s
     start = _start_of(stream)
+    budget = frame_budget(cfg.max_duration_s)  # frames with equal or tiny steps of time
     decoded, last_t = 0, 0.0
     for n, frame in enumerate(container.decode(stream)):
         t = _frame_time(frame, start, n, source.fps)
@@ -300,6 +301,11 @@ def _decode(
         if t >= stop - 1e-6:  # the bound is exclusive: [0, max)
             return decoded, last_t, t >= cfg.max_duration_s - 1e-6
         decoded, last_t = decoded + 1, max(last_t, t)
+        if decoded > budget:
+            raise LimitExceeded(
+                f"the video holds more than {budget} frames in its first "
+                f"{cfg.max_duration_s:g} s (over {MAX_FRAME_RATE} fps); decoding stopped there"
+            )
         if sampler.wants(t):
             sampler.keep(frame, t)
             if len(sampler.rows) % 25 == 0 and math.isfinite(horizon) and horizon > 0:

@@ -15,7 +15,7 @@ from tasks.context import SourceRef
 from tasks.decode.stage import SourceInfo, decode_source
 from tasks.sample.scene_score import scene_score
 from tasks.sample.stage import SampleConfig, SampledFrames, sample_video, scaled_size
-from ves.errors import SourceInvalid, SourceTruncated
+from ves.errors import LimitExceeded, SourceInvalid, SourceTruncated
 from ves.settings import Settings
 from ves.synthetic import GroundTruth, SceneSpec, lobby_scene, write_video
 
@@ -308,3 +308,13 @@ def test_a_fast_video_sampled_sparsely_skips_unreferenced_frames_but_keeps_the_r
     assert np.all(np.abs(np.diff(times) - STEP) <= 1 / 30 + 1e-6)
     cuts = [r["t_s"] for r in result.rows if r["refresh_reason"] == "scene_change"]
     assert len(cuts) == 1 and abs(cuts[0] - 3.0) <= STEP
+
+
+def test_decoding_stops_at_the_frame_budget(tmp_path: Path, settings: Settings) -> None:
+    """A bomb the probe let through (its header lies, or the bound is the run's own) is stopped
+    after max_duration_s x 240 frames, however little time those frames claim."""
+    from stress.media_corpus import bomb
+
+    source = probe(bomb(tmp_path / "bomb.mkv", 3000, 1000), settings)
+    with pytest.raises(LimitExceeded, match="more than 2400 frames in its first 10 s"):
+        sample_video(source, config(max_duration_s=10.0), tmp_path / "scratch")
