@@ -212,6 +212,7 @@ CASES: tuple[Case, ...] = (
         "display matrix: rotated 90 degrees",
         (SUCCEEDS,),
         _encoded("rotated.mp4", rotation=90),
+        quick=True,
     ),
     _codec("h264_10bit", "libx264", "h264", ".mp4", pix_fmt="yuv420p10le"),
     _codec("h264_444", "libx264", "h264", ".mp4", pix_fmt="yuv444p"),

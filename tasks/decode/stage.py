@@ -65,6 +65,9 @@ class SourceInfo:
     fps: float
     codec: str
     container: str
+    # Degrees the picture turns counterclockwise to be shown upright (a phone's display matrix:
+    # 0, 90, 180 or 270); ``width`` and ``height`` are then those of the upright picture.
+    rotation: int = 0
 
 
 @contextmanager
@@ -205,7 +208,28 @@ def decode_source(
     """Acquire, hash and probe the source (the pure core of the decode stage)."""
     path, digest, size = acquire_source(ref, scratch, settings, store, max_duration_s)
     duration, width, height, fps, codec, fmt = probe_video(path, settings)
-    return SourceInfo(str(path), digest, size, duration, width, height, fps, codec, fmt)
+    rotation = display_rotation(path)
+    if rotation in (90, 270):
+        width, height = height, width
+    info = SourceInfo(str(path), digest, size, duration, width, height, fps, codec, fmt, rotation)
+    return info
+
+
+def display_rotation(path: Path) -> int:
+    """How far the first frame turns to be upright (0, 90, 180 or 270 degrees counterclockwise).
+
+    FFmpeg hands the display matrix over with each decoded frame and leaves the turning to the
+    player; the sample stage turns every frame, so that thumbnails, boxes and evidence show what
+    a viewer sees (a phone's portrait video was analysed lying on its side). A first frame that
+    does not decode says nothing: 0, and sampling reports the damage.
+    """
+    try:
+        with open_video(path) as container:
+            for frame in container.decode(container.streams.video[0]):
+                return round(float(frame.rotation or 0) / 90) % 4 * 90
+    except SourceInvalid:
+        pass
+    return 0
 
 
 def transient(_task: object, _task_run: object, state: State[Any]) -> bool:

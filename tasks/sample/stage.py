@@ -136,6 +136,7 @@ class _Sampler:
         self.thumb_size = scaled_size(source.width, source.height, cfg.thumbnail_width)
         self.tiny_step = max(1, self.thumb_size[0] // _TINY_WIDTH)
         self.text_size = scaled_size(source.width, source.height, cfg.text_width)
+        self.turns = source.rotation // 90 % 4  # quarter turns counterclockwise to be upright
         step = 1.0 / cfg.sample_fps
         self.next_t = math.ceil(span.decode_from_s / step - 1e-6) * step
         self.previous: npt.NDArray[np.uint8] | None = None
@@ -150,14 +151,19 @@ class _Sampler:
         self.glance_file.close()
         self.analysis_file.close()
 
+    def upright(self, frame: av.VideoFrame, size: tuple[int, int]) -> npt.NDArray[np.uint8]:
+        """The frame as RGB of ``size`` (upright width, height), turned as it is displayed."""
+        width, height = size if self.turns % 2 == 0 else size[::-1]
+        # AREA averages the pixels it drops: clean thumbnails, and cheaper than the default.
+        small = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
+        rgb: npt.NDArray[np.uint8] = small.to_ndarray()
+        return np.ascontiguousarray(np.rot90(rgb, self.turns)) if self.turns else rgb
+
     def wants(self, t: float) -> bool:
         return t + 1e-6 >= self.next_t
 
     def keep(self, frame: av.VideoFrame, t: float) -> None:
-        width, height = self.thumb_size
-        # AREA averages the pixels it drops: clean thumbnails, and cheaper than the default.
-        small = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
-        rgb = small.to_ndarray()
+        rgb = self.upright(frame, self.thumb_size)
         index = len(self.rows)
         Image.fromarray(rgb).save(self.frames_dir / frame_name(index), format="JPEG", quality=85)
         analysis = cv2.resize(rgb, self.analysis_size, interpolation=cv2.INTER_AREA)
@@ -196,10 +202,8 @@ class _Sampler:
         self.glance_file.write(glance.tobytes())
         if not self.planner.wants(t, glance, refresh):
             return False
-        width, height = self.text_size
-        full = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
         path = self.frames_dir / TEXT_DIR / frame_name(index)
-        Image.fromarray(full.to_ndarray()).save(path, format="JPEG", quality=92)
+        Image.fromarray(self.upright(frame, self.text_size)).save(path, format="JPEG", quality=92)
         return True
 
 

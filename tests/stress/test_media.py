@@ -3,7 +3,7 @@
 Each case runs in a child process against this session's Prefect server; the assertions are the
 truths each input must meet (an outcome from its allowed set, within its bounds), and a few
 stated exactly: a cut file never "succeeds" as a whole one would, a single frame is a still, the
-bomb is stopped by the frame budget, the playlist loop fails at once.
+bomb is stopped by the frame budget, the playlist loop fails at once, a rotated video is upright.
 """
 
 from __future__ import annotations
@@ -76,3 +76,10 @@ def test_hostile_inputs_fail_with_a_clear_error(
 def test_the_playlist_loop_and_the_bomb_fail_fast(results: dict[str, Result]) -> None:
     assert results["hls_loop_master"].wall_s < 15
     assert results["bomb"].wall_s < 15
+
+
+def test_a_rotated_video_is_analysed_upright(results: dict[str, Result]) -> None:
+    """320x240 turned 90 degrees by its display matrix: thumbnails are 240 wide, 320 high."""
+    rotated = results["rotated"]
+    assert rotated.outcome == SUCCEEDS and rotated.details["frames_sampled"] == 30
+    assert rotated.details["thumb_size"] == [240, 320]
