@@ -156,7 +156,7 @@ class _Sampler:
         width, height = size if self.turns % 2 == 0 else size[::-1]
         # AREA averages the pixels it drops: clean thumbnails, and cheaper than the default.
         small = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
-        rgb: npt.NDArray[np.uint8] = small.to_ndarray()
+        rgb = np.asarray(small.to_ndarray(), dtype=np.uint8)
         return np.ascontiguousarray(np.rot90(rgb, self.turns)) if self.turns else rgb
 
     def wants(self, t: float) -> bool:
