@@ -219,7 +219,7 @@ def _outcome(result: Result) -> str:
 
 
 def row(result: Result) -> str:
-    """One markdown row: case, what it is, expected, outcome, as expected, wall, peak."""
+    """One markdown row: case, what it is, expected, outcome, as expected, wall, peak, bounds."""
     case = result.case
     cells = [
         case.name,
@@ -229,15 +229,16 @@ def row(result: Result) -> str:
         "yes" if result.as_expected else "**NO**",
         f"{result.wall_s:.1f}",
         f"{result.peak_mib:.0f}",
+        f"{case.time_s:g} s / {case.memory_mib:g} MiB",
     ]
     return "| " + " | ".join(cells) + " |"
 
 
-_HEAD = "| case | what | expected | outcome | as expected | wall s | peak MiB |"
+_HEAD = "| case | what | expected | outcome | as expected | wall s | peak MiB | bounds |"
 
 
 def table(results: list[Result]) -> str:
-    return "\n".join([_HEAD, "|---|---|---|---|---|---|---|", *(row(r) for r in results)])
+    return "\n".join([_HEAD, "|---|---|---|---|---|---|---|---|", *(row(r) for r in results)])
 
 
 def summary(results: list[Result]) -> str:
