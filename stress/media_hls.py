@@ -80,6 +80,6 @@ HLS_CASES: tuple[Case, ...] = (
         _ten_thousand,
         hls=True,
         options={"max_duration_s": 60},
-        time_s=60.0,
+        time_s=30.0,
     ),
 )

@@ -43,7 +43,7 @@ def test_a_child_over_its_memory_bound_is_killed(tmp_path: Path) -> None:
     [
         (SUCCEEDS, 1.0, 100.0, True),
         ("source_invalid", 1.0, 100.0, False),  # not an allowed outcome
-        (SUCCEEDS, 31.0, 100.0, False),  # over the time bound
+        (SUCCEEDS, 16.0, 100.0, False),  # over the time bound
         (SUCCEEDS, 1.0, 601.0, False),  # over the memory bound
         ("skipped: no encoder/decoder: libx265", 0.0, 0.0, True),
     ],
