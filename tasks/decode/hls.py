@@ -106,10 +106,15 @@ def parse_media(text: str, base_url: str) -> MediaPlaylist:
     """Segments, target duration, end marker and init segment of a media playlist.
 
     Raises:
-        SourceInvalid: not a playlist, malformed numbers, or encrypted segments (not supported).
+        SourceInvalid: not a playlist, a master playlist, malformed numbers, or encrypted
+            segments (not supported).
     """
     if not text.lstrip("\ufeff \r\n").startswith("#EXTM3U"):
         raise SourceInvalid("the HLS URL does not serve a playlist (no #EXTM3U header)")
+    if "#EXT-X-STREAM-INF" in text:
+        # A master where its media playlist should be: following it again could loop forever
+        # (a variant naming its own master), and one level of variants is all HLS defines.
+        raise SourceInvalid("the HLS variant playlist is a master playlist again (a loop?)")
     state = _MediaState()
     for line in (raw.strip() for raw in text.splitlines()):
         state.read(line, base_url)

@@ -15,19 +15,38 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import av
 import av.container
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
+from prefect.client.schemas.objects import State
 
 from storage.artifacts import sha256_file
 from storage.blobs import BlobStore, open_blob_store
 from tasks.context import RunContext, SourceRef
 from tasks.decode.hls import HlsLimits, fetch_hls
-from ves.errors import BlobNotFound, LimitExceeded, SourceInvalid
+from ves.errors import (
+    BlobNotFound,
+    LimitExceeded,
+    SourceInvalid,
+    SourceUnreachable,
+    Unavailable,
+)
 from ves.netguard import download
 from ves.settings import Settings
+
+# The most frames per second of video a run decodes: the duration bound alone does not bound the
+# work, as a file of a few megabytes can hold 1000 frames a second (or frames that all claim the
+# same instant). 240 fps is the fastest cameras' slow motion.
+MAX_FRAME_RATE = 240
+
+
+def frame_budget(max_duration_s: float) -> int:
+    """The most frames a run bounded to ``max_duration_s`` seconds decodes."""
+    return int(max_duration_s * MAX_FRAME_RATE)
+
 
 _STILL_FORMATS = {"image2", "png_pipe", "jpeg_pipe", "webp_pipe", "bmp_pipe", "tiff_pipe", "gif"}
 _STILL_CODECS = {"png", "bmp", "tiff", "webp", "gif"}
@@ -46,6 +65,9 @@ class SourceInfo:
     fps: float
     codec: str
     container: str
+    # Degrees the picture turns counterclockwise to be shown upright (a phone's display matrix:
+    # 0, 90, 180 or 270); ``width`` and ``height`` are then those of the upright picture.
+    rotation: int = 0
 
 
 @contextmanager
@@ -70,9 +92,15 @@ def _reason(exc: Exception) -> str:
 
 
 def acquire_source(
-    ref: SourceRef, scratch: Path, settings: Settings, store: BlobStore | None = None
+    ref: SourceRef,
+    scratch: Path,
+    settings: Settings,
+    store: BlobStore | None = None,
+    max_duration_s: float | None = None,
 ) -> tuple[Path, str, int]:
-    """The source as a local file, with its sha256 and size."""
+    """The source as a local file, with its sha256 and size; an HLS stream is fetched up to
+    ``max_duration_s`` (the run's bound: its option, its plan's and the service's), which
+    defaults to the service's."""
     if ref.kind == "upload":
         path = _local_upload(ref, scratch, store or open_blob_store(settings))
         # The upload was hashed and verified as it arrived and stored whole; hashing gigabytes
@@ -80,7 +108,8 @@ def acquire_source(
         return path, ref.sha256 or sha256_file(path), path.stat().st_size
     assert ref.url is not None
     if ref.kind == "hls":
-        fetched = fetch_hls(ref.url, scratch / "source.ts", _hls_limits(settings))
+        limits = _hls_limits(settings, max_duration_s or settings.max_duration_s)
+        fetched = fetch_hls(ref.url, scratch / "source.ts", limits)
     else:
         fetched = download(
             ref.url,
@@ -112,9 +141,9 @@ def _local_upload(ref: SourceRef, scratch: Path, store: BlobStore) -> Path:
     return local
 
 
-def _hls_limits(settings: Settings) -> HlsLimits:
+def _hls_limits(settings: Settings, max_duration_s: float) -> HlsLimits:
     return HlsLimits(
-        max_duration_s=settings.max_duration_s,
+        max_duration_s=max_duration_s,
         max_bytes=settings.max_source_bytes,
         max_width=settings.max_width,
         max_height=settings.max_height,
@@ -129,6 +158,8 @@ def probe_video(path: Path, settings: Settings) -> tuple[float | None, int, int,
         if not container.streams.video:
             raise SourceInvalid("the source has no video stream")
         stream = container.streams.video[0]
+        if stream.codec_context is None:  # FFmpeg has no decoder for the stream's codec
+            raise SourceInvalid("the video stream's codec is unknown: it cannot be decoded")
         codec, fmt = stream.codec_context.name, container.format.name
         if fmt in _STILL_FORMATS or codec in _STILL_CODECS:
             raise SourceInvalid("the source is a still image, not a video")
@@ -141,7 +172,22 @@ def probe_video(path: Path, settings: Settings) -> tuple[float | None, int, int,
                 f"{settings.max_width}x{settings.max_height}"
             )
         fps = float(stream.average_rate or stream.guessed_rate or 0) or 25.0
-        return _duration(container, stream), width, height, fps, codec, fmt
+        duration = _duration(container, stream)
+        _check_frames(stream.frames, duration, fps, settings.max_duration_s)
+        return duration, width, height, fps, codec, fmt
+
+
+def _check_frames(frames: int, duration: float | None, fps: float, max_duration_s: float) -> None:
+    """Refuse a video whose declared frames within the duration bound exceed the frame budget
+    (a decompression bomb: a tiny file, a huge frame count), before decoding any of them."""
+    rate = frames / duration if frames and duration else fps
+    within = min(duration, max_duration_s) if duration else max_duration_s
+    if rate * within > frame_budget(max_duration_s):
+        raise LimitExceeded(
+            f"the video declares {rate:.0f} frames per second; at most "
+            f"{frame_budget(max_duration_s)} frames ({MAX_FRAME_RATE} fps for "
+            f"{max_duration_s:g} s) are decoded"
+        )
 
 
 def _duration(container: av.container.InputContainer, stream: av.VideoStream) -> float | None:
@@ -153,19 +199,59 @@ def _duration(container: av.container.InputContainer, stream: av.VideoStream) ->
 
 
 def decode_source(
-    ref: SourceRef, scratch: Path, settings: Settings, store: BlobStore | None = None
+    ref: SourceRef,
+    scratch: Path,
+    settings: Settings,
+    store: BlobStore | None = None,
+    max_duration_s: float | None = None,
 ) -> SourceInfo:
     """Acquire, hash and probe the source (the pure core of the decode stage)."""
-    path, digest, size = acquire_source(ref, scratch, settings, store)
+    path, digest, size = acquire_source(ref, scratch, settings, store, max_duration_s)
     duration, width, height, fps, codec, fmt = probe_video(path, settings)
-    return SourceInfo(str(path), digest, size, duration, width, height, fps, codec, fmt)
+    rotation = display_rotation(path)
+    if rotation in (90, 270):
+        width, height = height, width
+    info = SourceInfo(str(path), digest, size, duration, width, height, fps, codec, fmt, rotation)
+    return info
 
 
-@task(name="decode", cache_policy=NONE, retries=1, retry_delay_seconds=2)
+def display_rotation(path: Path) -> int:
+    """How far the first frame turns to be upright (0, 90, 180 or 270 degrees counterclockwise).
+
+    FFmpeg hands the display matrix over with each decoded frame and leaves the turning to the
+    player; the sample stage turns every frame, so that thumbnails, boxes and evidence show what
+    a viewer sees (a phone's portrait video was analysed lying on its side). A first frame that
+    does not decode says nothing: 0, and sampling reports the damage.
+    """
+    try:
+        with open_video(path) as container:
+            for frame in container.decode(container.streams.video[0]):
+                return round(float(frame.rotation or 0) / 90) % 4 * 90
+    except SourceInvalid:
+        pass
+    return 0
+
+
+def transient(_task: object, _task_run: object, state: State[Any]) -> bool:
+    """Whether a failed decode is worth one more try: a network or a store that failed, not a
+    source that is invalid or over a bound (retrying those doubled their time for nothing)."""
+    return isinstance(state.data, (SourceUnreachable, Unavailable))
+
+
+@task(
+    name="decode",
+    cache_policy=NONE,
+    retries=1,
+    retry_delay_seconds=2,
+    retry_condition_fn=transient,
+)
 def decode_task(ctx: RunContext) -> SourceInfo:
-    """Fetch and probe the run's source (retried once: networks fail transiently)."""
+    """Fetch and probe the run's source (retried once if the network or the store failed)."""
     ctx.report("decode")
-    info = decode_source(ctx.source, ctx.layout.scratch_dir, ctx.settings, ctx.store)
+    # An HLS stream is fetched only as far as the run will process it (a run bounded to 60 s
+    # fetched 600 s of a long playlist, and failed on segments it would never have used).
+    scratch, bound = ctx.layout.scratch_dir, ctx.max_duration_s
+    info = decode_source(ctx.source, scratch, ctx.settings, ctx.store, bound)
     get_run_logger().info(
         "source %s: %d bytes, %dx%d %s at %.2f fps, %s s, sha256 %s",
         ctx.source.kind,

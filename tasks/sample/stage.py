@@ -27,7 +27,7 @@ from prefect.cache_policies import NONE
 
 from storage.artifacts import write_rows
 from tasks.context import RunContext
-from tasks.decode.stage import SourceInfo, open_video
+from tasks.decode.stage import MAX_FRAME_RATE, SourceInfo, frame_budget, open_video
 from tasks.sample.frames import (
     ANALYSIS,
     FRAMES_DIR,
@@ -39,7 +39,7 @@ from tasks.sample.frames import (
 )
 from tasks.sample.scene_score import scene_score
 from tasks.sample.text_looks import LookConfig, LookPlanner, glance_of
-from ves.errors import SourceInvalid, SourceTruncated
+from ves.errors import LimitExceeded, SourceInvalid, SourceTruncated
 
 _TINY_WIDTH = 64  # scene scores are computed on a frame about this wide
 _SKIP_NONREF_RATIO = 3
@@ -136,6 +136,7 @@ class _Sampler:
         self.thumb_size = scaled_size(source.width, source.height, cfg.thumbnail_width)
         self.tiny_step = max(1, self.thumb_size[0] // _TINY_WIDTH)
         self.text_size = scaled_size(source.width, source.height, cfg.text_width)
+        self.turns = source.rotation // 90 % 4  # quarter turns counterclockwise to be upright
         step = 1.0 / cfg.sample_fps
         self.next_t = math.ceil(span.decode_from_s / step - 1e-6) * step
         self.previous: npt.NDArray[np.uint8] | None = None
@@ -150,14 +151,19 @@ class _Sampler:
         self.glance_file.close()
         self.analysis_file.close()
 
+    def upright(self, frame: av.VideoFrame, size: tuple[int, int]) -> npt.NDArray[np.uint8]:
+        """The frame as RGB of ``size`` (upright width, height), turned as it is displayed."""
+        width, height = size if self.turns % 2 == 0 else size[::-1]
+        # AREA averages the pixels it drops: clean thumbnails, and cheaper than the default.
+        small = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
+        rgb = np.asarray(small.to_ndarray(), dtype=np.uint8)
+        return np.ascontiguousarray(np.rot90(rgb, self.turns)) if self.turns else rgb
+
     def wants(self, t: float) -> bool:
         return t + 1e-6 >= self.next_t
 
     def keep(self, frame: av.VideoFrame, t: float) -> None:
-        width, height = self.thumb_size
-        # AREA averages the pixels it drops: clean thumbnails, and cheaper than the default.
-        small = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
-        rgb = small.to_ndarray()
+        rgb = self.upright(frame, self.thumb_size)
         index = len(self.rows)
         Image.fromarray(rgb).save(self.frames_dir / frame_name(index), format="JPEG", quality=85)
         analysis = cv2.resize(rgb, self.analysis_size, interpolation=cv2.INTER_AREA)
@@ -196,10 +202,8 @@ class _Sampler:
         self.glance_file.write(glance.tobytes())
         if not self.planner.wants(t, glance, refresh):
             return False
-        width, height = self.text_size
-        full = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
         path = self.frames_dir / TEXT_DIR / frame_name(index)
-        Image.fromarray(full.to_ndarray()).save(path, format="JPEG", quality=92)
+        Image.fromarray(self.upright(frame, self.text_size)).save(path, format="JPEG", quality=92)
         return True
 
 
@@ -290,6 +294,7 @@ def _decode(
     stop = min(cfg.max_duration_s, span.end_s)
     horizon = min(stop, source.duration_s or math.inf) - span.decode_from_s
     start = _start_of(stream)
+    budget = frame_budget(cfg.max_duration_s)  # frames with equal or tiny steps of time
     decoded, last_t = 0, 0.0
     for n, frame in enumerate(container.decode(stream)):
         t = _frame_time(frame, start, n, source.fps)
@@ -300,6 +305,11 @@ def _decode(
         if t >= stop - 1e-6:  # the bound is exclusive: [0, max)
             return decoded, last_t, t >= cfg.max_duration_s - 1e-6
         decoded, last_t = decoded + 1, max(last_t, t)
+        if decoded > budget:
+            raise LimitExceeded(
+                f"the video holds more than {budget} frames in its first "
+                f"{cfg.max_duration_s:g} s (over {MAX_FRAME_RATE} fps); decoding stopped there"
+            )
         if sampler.wants(t):
             sampler.keep(frame, t)
             if len(sampler.rows) % 25 == 0 and math.isfinite(horizon) and horizon > 0:

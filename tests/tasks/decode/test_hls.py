@@ -176,8 +176,9 @@ def test_parse_media(text: str, expected: MediaPlaylist) -> None:
         ("<html><body>Not here</body></html>\n", "no #EXTM3U"),
         ("", "no #EXTM3U"),
         ("#EXTINF:2.0,\na.ts\n#EXTM3U\n", "no #EXTM3U"),
+        (MASTER, "master playlist again"),
     ],
-    ids=["aes-128", "sample-aes", "html", "empty", "header-not-first"],
+    ids=["aes-128", "sample-aes", "html", "empty", "header-not-first", "master"],
 )
 def test_parse_media_refuses(text: str, message: str) -> None:
     with pytest.raises(SourceInvalid, match=message):
@@ -472,3 +473,15 @@ def test_unusable_playlists_over_http(
     url = server.add_route("bad.m3u8", body=body.encode())
     with pytest.raises(SourceInvalid, match=error):
         fetch_hls(url, tmp_path / "source.ts", limits())
+
+
+def test_a_master_whose_variant_is_itself_fails_at_once(
+    server: MediaServer, tmp_path: Path
+) -> None:
+    """No polling of a "live" playlist that is a master: two requests, then a clear error."""
+    master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=500000,RESOLUTION=320x240\nloop.m3u8\n"
+    url = server.add_route("loop.m3u8", body=master.encode())
+    slept: list[float] = []
+    with pytest.raises(SourceInvalid, match="master playlist again"):
+        fetch_hls(url, tmp_path / "source.ts", limits(), sleep=slept.append)
+    assert slept == [] and gets(server, "/loop.m3u8") == 2

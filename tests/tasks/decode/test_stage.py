@@ -25,6 +25,7 @@ from ves.errors import (
     SourceInvalid,
     SourceRejected,
     SourceUnreachable,
+    StorageUnavailable,
     VesError,
 )
 from ves.settings import Settings
@@ -273,3 +274,56 @@ def test_a_downloaded_impostor_is_source_invalid(
 ) -> None:
     with pytest.raises(SourceInvalid):
         decode_source(SourceRef("url", server.url(name), None), scratch, settings)
+
+
+def test_probe_refuses_a_decompression_bomb(tmp_path: Path, settings: Settings) -> None:
+    """3,000 tiny frames at 1000 fps: within a 10 s duration bound, over its 2,400-frame budget."""
+    from stress.media_corpus import bomb
+
+    path = bomb(tmp_path / "bomb.mkv", 3000, 1000)
+    assert path.stat().st_size < 200_000
+    bounded = settings.model_copy(update={"max_duration_s": 10})
+    with pytest.raises(LimitExceeded, match="declares 1000 frames per second; at most 2400"):
+        probe_video(path, bounded)
+    assert probe_video(path, settings)[0] == pytest.approx(3.0)  # 600 s: 144,000 frames allowed
+
+
+@pytest.mark.parametrize(
+    ("error", "retried"),
+    [
+        (SourceUnreachable("the host does not answer"), True),
+        (StorageUnavailable("the bucket refused"), True),
+        (SourceInvalid("not a video"), False),
+        (LimitExceeded("too many frames"), False),
+        (ValueError("a bug"), False),
+    ],
+)
+def test_only_transient_failures_are_retried(error: Exception, retried: bool) -> None:
+    """An invalid or oversized source fails at once; a second try could only repeat it."""
+    from prefect.states import Failed
+
+    from tasks.decode.stage import transient
+
+    assert transient(None, None, Failed(data=error)) is retried
+
+
+def test_a_stream_of_an_unknown_codec_is_source_invalid(tmp_path: Path, settings: Settings) -> None:
+    """FFmpeg opens the file but has no decoder for its stream (a flipped bit in a codec id
+    did this to an MP4 of the hostile media corpus, and the run failed as ``internal``)."""
+    write_video(CLIP, tmp_path / "clip.mkv")
+    data = (tmp_path / "clip.mkv").read_bytes()
+    assert data.count(b"V_MPEG4/ISO/AVC") == 1
+    (tmp_path / "odd.mkv").write_bytes(data.replace(b"V_MPEG4/ISO/AVC", b"V_MPEG4/ISO/XYZ"))
+    with pytest.raises(SourceInvalid, match="codec is unknown"):
+        probe_video(tmp_path / "odd.mkv", settings)
+
+
+def test_an_hls_stream_is_fetched_only_up_to_the_run_s_bound(
+    media: Path, server: MediaServer, scratch: Path, settings: Settings
+) -> None:
+    """A run bounded to 2 s fetches the first 2 s segment of the 4 s stream, not the second."""
+    ref = SourceRef("hls", server.url("hls/index.m3u8"), None)
+    info = decode_source(ref, scratch, settings, max_duration_s=2.0)
+    assert info.size_bytes == (media / "hls" / "segment_000.ts").stat().st_size
+    fetched = [r.path for r in server.requests if r.path.endswith(".ts")]
+    assert fetched == ["/hls/segment_000.ts"]

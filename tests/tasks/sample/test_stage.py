@@ -15,7 +15,7 @@ from tasks.context import SourceRef
 from tasks.decode.stage import SourceInfo, decode_source
 from tasks.sample.scene_score import scene_score
 from tasks.sample.stage import SampleConfig, SampledFrames, sample_video, scaled_size
-from ves.errors import SourceInvalid, SourceTruncated
+from ves.errors import LimitExceeded, SourceInvalid, SourceTruncated
 from ves.settings import Settings
 from ves.synthetic import GroundTruth, SceneSpec, lobby_scene, write_video
 
@@ -308,3 +308,46 @@ def test_a_fast_video_sampled_sparsely_skips_unreferenced_frames_but_keeps_the_r
     assert np.all(np.abs(np.diff(times) - STEP) <= 1 / 30 + 1e-6)
     cuts = [r["t_s"] for r in result.rows if r["refresh_reason"] == "scene_change"]
     assert len(cuts) == 1 and abs(cuts[0] - 3.0) <= STEP
+
+
+def test_decoding_stops_at_the_frame_budget(tmp_path: Path, settings: Settings) -> None:
+    """A bomb the probe let through (its header lies, or the bound is the run's own) is stopped
+    after max_duration_s x 240 frames, however little time those frames claim."""
+    from stress.media_corpus import bomb
+
+    source = probe(bomb(tmp_path / "bomb.mkv", 3000, 1000), settings)
+    with pytest.raises(LimitExceeded, match="more than 2400 frames in its first 10 s"):
+        sample_video(source, config(max_duration_s=10.0), tmp_path / "scratch")
+
+
+@pytest.mark.parametrize("rotation", [90, 180, 270])
+def test_a_rotated_video_is_sampled_as_it_is_displayed(
+    rotation: int, tmp_path: Path, settings: Settings
+) -> None:
+    """A display matrix turning the picture ``rotation`` degrees counterclockwise (as phones
+    write it): the source reports the upright size, and every thumbnail is the rendered frame
+    turned that way (FFmpeg's players turn it so; the stage used to keep it on its side)."""
+    from stress.media_corpus import encode
+    from ves.synthetic import render_frame
+
+    spec = SceneSpec(duration_s=1.0, objects=lobby_scene().objects[:1])
+    frames = [render_frame(spec, i) for i in range(spec.frame_count)]
+    path = encode(tmp_path / "turned.mp4", frames, rotation=rotation, fps=spec.fps)
+    source = probe(path, settings)
+    upright = (240, 320) if rotation % 180 else (320, 240)
+    assert (source.width, source.height, source.rotation) == (*upright, rotation)
+    result = sample_video(source, config(), tmp_path / "scratch")
+    assert result.analysis_size == upright
+    thumb = np.asarray(Image.open(result.thumbnail_path(2)), dtype=np.float32)
+    frame = frames[round(result_time(result, 2) * spec.fps)].astype(np.float32)
+    errors = {
+        k: np.abs(thumb - np.rot90(frame, k)).mean()
+        for k in range(4)
+        if k % 2 == rotation // 90 % 2
+    }
+    assert min(errors, key=errors.__getitem__) == rotation // 90
+    assert errors[rotation // 90] < 6
+
+
+def result_time(result: SampledFrames, index: int) -> float:
+    return float(result.rows[index]["t_s"])
