@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt
 
-.PHONY: run test lint typecheck bench clean
+.PHONY: run test lint typecheck bench stress clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,10 @@ bench: $(VENV)/.installed-test
 	@set -e; for script in benchmarks/[!_]*.py; do \
 		echo "== $$script"; $(BIN)/python $$script; \
 	done
+
+# The hardening suite in full (README, Hardening); short versions run inside `make test`.
+stress: $(VENV)/.installed-test
+	$(BIN)/python -m stress
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache
