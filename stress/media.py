@@ -111,6 +111,7 @@ def run_child(case: Case, path: Path, env: dict[str, str], as_case: str = "") ->
     except (IndexError, json.JSONDecodeError):
         return Result(case, "crashed", " | ".join(tail), wall, peak, {})
     outcome = SUCCEEDS if details["state"] == "succeeded" else str(details["code"])
+    peak = float(details.get("peak_mib", peak))  # the child's own figure, see media_child
     return Result(case, outcome, details.get("message") or "", wall, peak, details)
 
 
