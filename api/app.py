@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from starlette.routing import Route
 
-from api.auth import AuthFailures, document_auth_limit
+from api.auth import AuthFailures
 from api.lifespan import reaper_lifespan
 from api.mcp import mcp_endpoint
 from api.middleware import RequestGuardMiddleware
@@ -78,7 +78,6 @@ def create_app(
     app.include_router(billing.router)
     app.include_router(onboarding.router)
     app.include_router(dashboard.router)
-    document_auth_limit(app)
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")
     install_exact_openapi(app)

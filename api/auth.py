@@ -25,9 +25,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
 
-from fastapi import FastAPI
 from fastapi.security import HTTPAuthorizationCredentials
 from starlette.requests import HTTPConnection
 
@@ -124,24 +122,3 @@ def authenticate(
         failures.record(address)
         raise Unauthorized("the API key is unknown or revoked")
     return tenant
-
-
-def document_auth_limit(app: FastAPI) -> None:
-    """Every operation that needs a key (it documents 401) may also answer 429 once its caller's
-    address failed too often: the OpenAPI says so, with the same problem document."""
-    generate = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            for operations in generate()["paths"].values():
-                for operation in operations.values():
-                    responses = operation.get("responses", {})
-                    if "401" in responses and "429" not in responses:
-                        responses["429"] = {
-                            **responses["401"],
-                            "description": "Too many failed authentications from this address "
-                            "(`Retry-After` says when to try again)",
-                        }
-        return app.openapi_schema or generate()
-
-    app.openapi = openapi  # type: ignore[method-assign]

@@ -31,7 +31,8 @@ PROBLEM_DESCRIPTIONS: dict[int, str] = {
     413: "`payload_too_large`: the body exceeds the limit (`VES_MAX_BODY_BYTES`).",
     415: "`unsupported_media_type`: the body is not sent with the media type the route takes.",
     422: "`validation_failed`: the request does not match the schema; `errors` says where.",
-    429: "`rate_limited`: too many requests; retry after `Retry-After` seconds.",
+    429: "`rate_limited`: too many requests (or too many failed keys from this address); retry"
+    " after `Retry-After` seconds.",
     503: "`unavailable`: a part the service needs is down; retry later.",
 }
 
@@ -71,7 +72,7 @@ def _statuses_of(operation: dict[str, Any], method: str) -> set[int]:
     """The problem statuses the guard, the handlers and the key check can answer here."""
     statuses: set[int] = set()
     if operation.get("security"):
-        statuses.add(401)
+        statuses.update({401, 429})  # 429: too many failed keys from the address (api/auth.py)
     if method in _BODY_METHODS and "requestBody" in operation:
         statuses.update({400, 413, 415, 422})
     if operation.get("parameters"):
