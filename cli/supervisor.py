@@ -259,6 +259,7 @@ def _stop(children: list[Child]) -> None:
                 child.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(child.process.pid, signal.SIGKILL)
+                child.process.wait(timeout=10)  # gone before the supervisor says it stopped
 
 
 def _banner(settings: Settings) -> str:

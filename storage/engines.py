@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -87,8 +88,26 @@ def _configure_sqlite(dbapi_connection: sqlite3.Connection, _record: Any) -> Non
     dbapi_connection.isolation_level = None  # we emit BEGIN ourselves (see the module docstring)
     cursor = dbapi_connection.cursor()
     for pragma in _SQLITE_PRAGMAS:
-        cursor.execute(pragma)
+        _patiently(cursor, pragma)
     cursor.close()
+
+
+def _patiently(cursor: sqlite3.Cursor, pragma: str) -> None:
+    """Run ``pragma``, retrying while the database is locked, up to the busy timeout.
+
+    Turning a fresh database to WAL needs it to itself, and SQLite answers "database is locked"
+    at once there instead of waiting out its busy timeout: four processes opening a new catalog
+    together lost one of them in a loaded CI run.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cursor.execute(pragma)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _begin_sqlite(conn: Connection) -> None:

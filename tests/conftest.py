@@ -170,3 +170,27 @@ def client_with(
             return stack.enter_context(httpx.Client(base_url=url, headers=headers, timeout=30))
 
         yield make
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Leave with pytest's exit status, without the interpreter's own teardown.
+
+    After every test had passed and pytest had printed its summary, a clean-clone CI run died in
+    that teardown with a segmentation fault (exit 139): native threads left by the libraries the
+    suite loads in one process (onnxruntime, FFmpeg, Dask, uvicorn servers) and destroyed in an
+    order no test controls. Every test and fixture has finished and reported by now; only
+    garbage collection at exit is skipped.
+    """
+    import sys
+
+    status = getattr(config, "_ves_exit_status", None)
+    if status is None:
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(int(status))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config._ves_exit_status = exitstatus  # type: ignore[attr-defined]
