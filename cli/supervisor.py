@@ -183,14 +183,17 @@ def _wait_healthy(child: Child) -> None:
 
 
 def _die_with_parent() -> None:
-    """Runs in the child before exec: ask Linux to SIGTERM it when the supervisor dies.
+    """Runs in the child before exec: ask Linux to SIGKILL it when the supervisor dies.
 
     Without this, a supervisor killed with SIGKILL would leave the Prefect server and the API
-    running, holding their ports, and the next ``make run`` would fail.
+    running, holding their ports, and the next ``make run`` would fail. SIGKILL, not SIGTERM:
+    with the supervisor gone nothing orders the stop, and a worker told to stop gracefully while
+    its server stops too retried that server for over 30 s in a loaded CI run. A supervisor
+    stopped normally still stops its children gracefully (``_stop``).
     """
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         pass  # not Linux: Ctrl-C and SIGTERM still stop the children
 

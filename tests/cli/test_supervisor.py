@@ -33,11 +33,13 @@ def _wait_for_banner(process: subprocess.Popen[str], timeout_s: float = 150) -> 
 
 
 def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie, exited but not yet reaped by init, does not)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (ProcessLookupError, FileNotFoundError):
         return False
-    return True
+    return state != "Z"
 
 
 def _children_of(pid: int) -> list[int]:
