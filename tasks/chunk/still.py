@@ -25,7 +25,7 @@ import numpy.typing as npt
 from tasks.chunk.stage import ChunkResult
 from tasks.detect.detectors.motion import MotionConfig
 from tasks.detections import Detections
-from tasks.geometry import box_iou
+from tasks.geometry import box_gap, box_iou
 from tasks.sample.frames import Frame
 
 CHANGED_FRACTION = 0.2  # above this, the picture in the box is no longer the one last seen
@@ -86,7 +86,7 @@ def _released(
         here = np.flatnonzero(motion.frame_index == index)
         if not any(_touches(motion.boxes[i], box) for i in here):
             break  # its place is background again: the object is on its own
-        touching = [i for i in here if _within(motion.boxes[i], region, NEAR)]
+        touching = [i for i in here if box_gap(motion.boxes[i], region) <= NEAR]
         corners = motion.boxes[touching]
         region = np.concatenate([corners[:, :2].min(axis=0), corners[:, 2:].max(axis=0)])
         keep = np.ones(len(motion), dtype=bool)
@@ -112,13 +112,6 @@ def _touches(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> bool:
     height = max(0.0, float(min(a[3], b[3]) - max(a[1], b[1])))
     smaller = min(float(_area(a[None])[0]), float(_area(b[None])[0]))
     return width * height >= MIN_COVER * max(smaller, 1e-9)
-
-
-def _within(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32], gap: float) -> bool:
-    """``a`` overlaps ``b`` or lies within ``gap`` of it (fractions of the frame)."""
-    apart_x = max(float(a[0] - b[2]), float(b[0] - a[2]))
-    apart_y = max(float(a[1] - b[3]), float(b[1] - a[3]))
-    return max(apart_x, apart_y) <= gap
 
 
 def _area(boxes: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
