@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import json
 import os
 import signal
@@ -26,7 +25,16 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.cli.test_supervisor import _alive, _wait_for_banner
+from stress.service import (
+    alive,
+    create_key,
+    descendants,
+    flow_processes,
+    register_upload,
+    start_service,
+    wait_for_banner,
+    wait_video,
+)
 from tests.fixtures.hls import write_hls
 from tests.fixtures.live_server import free_port
 from tests.fixtures.logs import log_entries, unexpected
@@ -64,50 +72,9 @@ class Service:
     clients: list[httpx.Client]
 
     def client(self) -> httpx.Client:
-        cli = [sys.executable, "-m", "cli.main", "keys", "create", "--tenant", "e2e"]
-        out = subprocess.run(cli, env=self.env, capture_output=True, text=True, check=True)
-        key = out.stdout.strip().splitlines()[-1]
+        key = create_key(self.env, "e2e")
         return httpx.Client(
             base_url=self.url, headers={"Authorization": f"Bearer {key}"}, timeout=30
-        )
-
-
-def _flow_processes(root: int) -> list[int]:
-    """The processes running flow runs under ``root``: ``python -m prefect.engine`` started
-    cold, or forked by the warm starter (``python -m flows.warm_start --serve``)."""
-    everything = {pid: Path(f"/proc/{pid}/cmdline").read_bytes() for pid in _descendants(root)}
-    starters = {pid for pid, cmd in everything.items() if b"warm_start\0--serve" in cmd}
-    forked = {child for starter in starters for child in _descendants(starter)}
-    cold = {pid for pid, cmd in everything.items() if b"prefect.engine" in cmd}
-    return sorted(forked | cold)
-
-
-def _descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for status in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = status.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(status.parent.name))
-    found, pending = [], [pid]
-    while pending:
-        for child in children.get(pending.pop(), []):
-            found.append(child)
-            pending.append(child)
-    return found
-
-
-def _start(env: dict[str, str]) -> subprocess.Popen[str]:
-    """``ves serve``; its stderr (the API's log) goes to ``api.log`` in the data folder, beside
-    the Prefect server's and worker's logs, for the log guard."""
-    with (Path(env["VES_DATA_DIR"]) / "api.log").open("a") as api_log:
-        return subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "serve"],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=api_log,
-            text=True,
         )
 
 
@@ -146,25 +113,13 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         # The 90 s clip is split in two chunks (at a keyframe near 40 s) on the thread pool.
         "VES_CHUNK_S": "40",
     }
-    process = _start(env)
-    _wait_for_banner(process)
+    process = start_service(env)
+    wait_for_banner(process)
     service = Service(process, f"http://127.0.0.1:{port}", env, [])
     yield service
     for client in service.clients:
         client.close()
     _stop(service.process)
-
-
-def _wait(
-    client: httpx.Client, video_id: str, states: set[str], timeout_s: float = 240
-) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        video: dict[str, Any] = client.get(f"/api/product/videos/{video_id}").json()
-        if video["state"] in states:
-            return video
-        time.sleep(0.25)
-    raise AssertionError(f"{video_id} never reached {states}: {video}")
 
 
 def _near(a: tuple[float, float], b: tuple[float, float]) -> bool:
@@ -190,21 +145,6 @@ def _assert_matches_truth(objects: list[dict[str, Any]]) -> None:
         assert _near(texts[sign.text], (sign.start_s, min(sign.end_s, 19.8))), (sign, texts)
 
 
-def _register_upload(client: httpx.Client, path: Path) -> str:
-    data = path.read_bytes()
-    spec = {
-        "filename": path.name,
-        "size_bytes": len(data),
-        "content_type": "video/mp4",
-        "sha256": hashlib.sha256(data).hexdigest(),
-    }
-    video = client.post(
-        "/api/videos/add", json={"title": "upload", "source_type": "upload", "upload": spec}
-    ).json()
-    assert client.put(video["upload_url"], content=data).status_code == 200
-    return str(video["video_id"])
-
-
 def test_url_hls_and_upload_execute_to_succeeded_through_prefect(
     service: Service, media: tuple[MediaServer, Path]
 ) -> None:
@@ -220,7 +160,7 @@ def _execute_three(client: httpx.Client, server: MediaServer, root: Path) -> Non
         client.post(
             "/api/videos/add", json={"url": server.url("hls/index.m3u8"), "title": "hls"}
         ).json()["video_id"],
-        _register_upload(client, root / "lobby.mp4"),
+        register_upload(client, root / "lobby.mp4"),
     ]
     started = time.monotonic()
     for video_id in ids:
@@ -230,7 +170,7 @@ def _execute_three(client: httpx.Client, server: MediaServer, root: Path) -> Non
     # execute also creates the tenant's work queue, and a loaded machine took 5 s for the three.
     assert time.monotonic() - started < 8.0
     for video_id in ids:
-        video = _wait(client, video_id, {"succeeded", "failed"})
+        video = wait_video(client, video_id, {"succeeded", "failed"})
         assert video["state"] == "succeeded", video["latest_run"]
         graph = client.get(f"/api/product/videos/{video_id}/scene-graph").json()
         _assert_matches_truth(graph["objects"])
@@ -254,7 +194,7 @@ def test_a_newcomers_single_post_yields_a_key_and_a_demo_that_succeeds(
     assert demo["api_key"] not in demo["dashboard_url"]
     headers = {"Authorization": f"Bearer {demo['api_key']}"}
     with httpx.Client(base_url=service.url, headers=headers, timeout=30) as newcomer:
-        video = _wait(newcomer, demo["video_id"], {"succeeded", "failed"})
+        video = wait_video(newcomer, demo["video_id"], {"succeeded", "failed"})
         assert video["state"] == "succeeded", video["latest_run"]
         graph = newcomer.get(f"/api/product/videos/{demo['video_id']}/scene-graph").json()
         assert {"motion", "text"} <= {o["class"] for o in graph["objects"]}
@@ -282,7 +222,7 @@ def test_a_yolo_model_runs_end_to_end_and_a_bad_one_falls_back_visibly(
         ids[name] = added.json()["video_id"]
         assert client.post(f"/api/product/videos/{ids[name]}/execute", json=body).status_code == 202
     for video_id in ids.values():
-        assert _wait(client, video_id, {"succeeded", "failed"})["state"] == "succeeded"
+        assert wait_video(client, video_id, {"succeeded", "failed"})["state"] == "succeeded"
     yolo = client.get(f"/api/product/videos/{ids['colours.onnx']}/scene-graph").json()
     assert sorted(o["class"] for o in yolo["objects"]) == ["blue", "red", "text", "text"]
     cost = client.get(f"/api/product/videos/{ids['colours.onnx']}/cost").json()
@@ -412,7 +352,7 @@ def test_a_long_video_in_chunks_tells_the_truth_of_one_piece(
     objects and signs are those of the truth, each once, whatever crosses the 40 s border."""
     client = service.client()
     video_id = _run_long(client, media[0])
-    done = _wait(client, video_id, {"succeeded", "failed"}, timeout_s=300)
+    done = wait_video(client, video_id, {"succeeded", "failed"}, timeout_s=300)
     assert done["state"] == "succeeded", done
     cost = client.get(f"/api/product/videos/{video_id}/cost").json()
     assert "join" in cost["stages"], cost["stages"]  # it was split
@@ -441,7 +381,7 @@ def test_progress_is_visible_and_a_killed_flow_ends_failed(
 ) -> None:
     client = service.client()
     video_id = _run_long(client, media[0])
-    running = _wait(client, video_id, {"running"})
+    running = wait_video(client, video_id, {"running"})
     deadline = time.monotonic() + 60
     while running["latest_run"]["stage"] in {None, "decode"} and time.monotonic() < deadline:
         running = client.get(f"/api/product/videos/{video_id}").json()
@@ -449,11 +389,11 @@ def test_progress_is_visible_and_a_killed_flow_ends_failed(
     assert running["state"] == "running", running
     assert running["latest_run"]["stage"] in {"sample", "detect", "track", "world_state"}
     assert 0 < running["latest_run"]["progress"] < 1
-    flows = _flow_processes(service.process.pid)
+    flows = flow_processes(service.process.pid)
     assert flows, "no flow-run process found"
     for pid in flows:
         os.kill(pid, signal.SIGKILL)
-    failed = _wait(client, video_id, {"failed", "succeeded"}, timeout_s=90)
+    failed = wait_video(client, video_id, {"failed", "succeeded"}, timeout_s=90)
     assert failed["state"] == "failed"
     assert failed["latest_run"]["error"]["code"] == "processing_stopped"
     assert "execute" in failed["latest_run"]["error"]["message"]
@@ -465,9 +405,9 @@ def test_a_service_killed_mid_run_fails_the_run_on_its_next_start(
 ) -> None:
     client = service.client()
     video_id = _run_long(client, media[0])
-    _wait(client, video_id, {"running"})
+    wait_video(client, video_id, {"running"})
     client.close()  # its pooled connection would point at a dead server
-    everything = [service.process.pid, *_descendants(service.process.pid)]
+    everything = [service.process.pid, *descendants(service.process.pid)]
     for pid in everything:
         with contextlib.suppress(ProcessLookupError):  # gone already, with its parent
             os.kill(pid, signal.SIGKILL)  # a power cut: nobody gets to clean up
@@ -475,12 +415,12 @@ def test_a_service_killed_mid_run_fails_the_run_on_its_next_start(
     if service.process.stdout:
         service.process.stdout.close()
     deadline = time.monotonic() + 20
-    while any(_alive(pid) for pid in everything) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in everything) and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(9)  # longer than the heartbeat timeout
-    service.process = _start(service.env)
-    _wait_for_banner(service.process)
-    failed = _wait(service.client(), video_id, {"failed", "succeeded"}, timeout_s=60)
+    service.process = start_service(service.env)
+    wait_for_banner(service.process)
+    failed = wait_video(service.client(), video_id, {"failed", "succeeded"}, timeout_s=60)
     assert failed["state"] == "failed"
     assert failed["latest_run"]["error"]["code"] == "processing_stopped"
     data = Path(service.env["VES_DATA_DIR"])

@@ -20,11 +20,12 @@ import httpx
 import pyarrow.fs as pafs
 import pytest
 
+from stress.service import descendants, register_upload, wait_video
 from tests.fixtures.media_server import MediaServer
 from tests.fixtures.postgres import PostgresServer
 from tests.fixtures.s3 import S3Server
 from tests.fixtures.topology import Engines, Topology, plans_env, run_topology
-from tests.test_e2e import _assert_matches_truth, _descendants, _register_upload, _wait
+from tests.test_e2e import _assert_matches_truth
 from ves.synthetic import lobby_scene, scale_scene, write_video
 
 pytestmark = [
@@ -90,13 +91,13 @@ def test_upload_and_url_run_on_postgres_s3_and_two_workers_and_duckdb_reads_the_
     url_video = client.post(
         "/api/videos/add", json={"url": server.url("lobby.mp4"), "title": "url"}
     ).json()["video_id"]
-    upload_video = _register_upload(client, root / "lobby.mp4")
+    upload_video = register_upload(client, root / "lobby.mp4")
     assert _objects_under(bucket, "uploads"), "the upload did not land in the bucket"
     for video_id in (url_video, upload_video):
         assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
     events = 0
     for video_id in (url_video, upload_video):
-        video = _wait(client, video_id, {"succeeded", "failed"}, timeout_s=300)
+        video = wait_video(client, video_id, {"succeeded", "failed"}, timeout_s=300)
         assert video["state"] == "succeeded", video["latest_run"]
         _assert_matches_truth(
             client.get(f"/api/product/videos/{video_id}/scene-graph").json()["objects"]
@@ -161,8 +162,11 @@ def test_ten_executes_in_a_row_all_succeed_two_at_a_time_and_another_tenant_is_n
     other_id = other.post("/api/videos/add", json=body).json()["video_id"]
     assert other.post(f"/api/product/videos/{other_id}/execute").status_code == 202
     for video_id in ids:
-        assert _wait(busy, video_id, {"succeeded", "failed"}, timeout_s=400)["state"] == "succeeded"
-    assert _wait(other, other_id, {"succeeded", "failed"})["state"] == "succeeded"
+        assert (
+            wait_video(busy, video_id, {"succeeded", "failed"}, timeout_s=400)["state"]
+            == "succeeded"
+        )
+    assert wait_video(other, other_id, {"succeeded", "failed"})["state"] == "succeeded"
     busy_runs = _intervals(busy, ids)
     assert _most_at_once(busy_runs) == 2  # the plan's concurrent_runs, and used fully
     # The other tenant's run started before the busy tenant's line was half done.
@@ -177,10 +181,10 @@ def test_a_worker_killed_mid_run_leaves_a_failed_run_and_nothing_published(
     body = {"url": media[0].url("long.mp4"), "title": "long"}
     video_id = client.post("/api/videos/add", json=body).json()["video_id"]
     assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
-    run_id = _wait(client, video_id, {"running"})["latest_run"]["run_id"]
+    run_id = wait_video(client, video_id, {"running"})["latest_run"]["run_id"]
     doomed = next(w for w in topology.workers if _runs_a_flow(w))
     topology.kill_worker(doomed)
-    failed = _wait(client, video_id, {"failed", "succeeded"}, timeout_s=120)
+    failed = wait_video(client, video_id, {"failed", "succeeded"}, timeout_s=120)
     assert failed["state"] == "failed", failed["latest_run"]
     assert failed["latest_run"]["error"]["code"] == "processing_stopped"
     assert client.get(f"/api/product/videos/{video_id}/scene-graph").status_code == 409
@@ -189,11 +193,13 @@ def test_a_worker_killed_mid_run_leaves_a_failed_run_and_nothing_published(
     topology.add_worker()
     again = client.post(f"/api/product/videos/{video_id}/execute")
     assert again.status_code == 202
-    assert _wait(client, video_id, {"succeeded", "failed"}, timeout_s=300)["state"] == "succeeded"
+    assert (
+        wait_video(client, video_id, {"succeeded", "failed"}, timeout_s=300)["state"] == "succeeded"
+    )
 
 
 def _runs_a_flow(worker: subprocess.Popen[str]) -> bool:
-    for pid in _descendants(worker.pid):
+    for pid in descendants(worker.pid):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:

@@ -13,33 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from stress.service import alive, wait_for_banner
 from tests.fixtures.live_server import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
-
-
-def _wait_for_banner(process: subprocess.Popen[str], timeout_s: float = 150) -> str:
-    assert process.stdout is not None
-    seen = []
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line and process.poll() is not None:
-            break
-        seen.append(line)
-        if line.startswith("Stop with Ctrl-C"):
-            return "".join(seen)
-    raise AssertionError("no banner:\n" + "".join(seen))
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` still runs (a zombie, exited but not yet reaped by init, does not)."""
-    try:
-        os.kill(pid, 0)
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (ProcessLookupError, FileNotFoundError):
-        return False
-    return state != "Z"
 
 
 def _children_of(pid: int) -> list[int]:
@@ -74,7 +51,7 @@ def service(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], dict[str, i
         text=True,
     )
     try:
-        banner = _wait_for_banner(process)
+        banner = wait_for_banner(process)
         yield process, ports, banner
     finally:
         if process.poll() is None:
@@ -98,7 +75,7 @@ def test_serve_starts_everything_prints_where_and_stops_cleanly(
     assert len(children) == 4  # Prefect server, warm starter, Prefect worker, API
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=40) == 0
-    assert not any(_alive(pid) for pid in children)
+    assert not any(alive(pid) for pid in children)
 
 
 def test_children_die_with_a_killed_supervisor(
@@ -109,6 +86,6 @@ def test_children_die_with_a_killed_supervisor(
     process.kill()
     process.wait(timeout=10)
     deadline = time.monotonic() + 30
-    while any(_alive(pid) for pid in children) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in children) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not any(_alive(pid) for pid in children)
+    assert not any(alive(pid) for pid in children)
