@@ -25,7 +25,8 @@ def reaper_lifespan(
     submitter: Submitter,
     alongside: Callable[[], AbstractAsyncContextManager[None]] | None = None,
 ) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
-    """A lifespan that reaps once at start-up, then every ``REAP_EVERY_S`` until shutdown.
+    """A lifespan that reaps once at start-up, then every ``REAP_EVERY_S`` (or half the heartbeat
+    timeout, when that is shorter) until shutdown.
 
     Args:
         alongside: a context entered for the app's lifetime too (the MCP session manager's
@@ -38,7 +39,7 @@ def reaper_lifespan(
                 await reap(settings, runs, submitter)
             except Exception:  # the reaper must outlive any one bad pass
                 log.exception("reaper pass failed")
-            await asyncio.sleep(REAP_EVERY_S)
+            await asyncio.sleep(min(REAP_EVERY_S, settings.heartbeat_timeout_s / 2))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -17,7 +17,8 @@ each get a run for the last slot), so the flow also takes its slot in the catalo
 
 The reaper asks two questions on a timer (and at start-up): has a running run stopped beating?
 did Prefect see its flow run crash, fail or get cancelled? Either way the run ends ``failed``
-with a reason, never stuck.
+with a reason, never stuck. It also closes, the other way round, a flow run that Prefect still
+holds open after its run ended (``close_flow_runs``).
 Prefect-client errors are translated here, into ``Unavailable``.
 """
 
@@ -31,10 +32,16 @@ from typing import Protocol
 
 import httpx
 from prefect.client.orchestration import PrefectClient, get_client
-from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
-from prefect.client.schemas.objects import StateType
+from prefect.client.schemas.filters import (
+    FlowRunFilter,
+    FlowRunFilterId,
+    FlowRunFilterState,
+    FlowRunFilterStateType,
+    FlowRunFilterTags,
+)
+from prefect.client.schemas.objects import State, StateType
 from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound, PrefectException
-from prefect.states import Crashed
+from prefect.states import Completed, Crashed
 
 from storage.artifacts import RunLayout, discard_run
 from storage.blobs import open_blob_store
@@ -55,6 +62,8 @@ _ENDED_BADLY = {
     StateType.CANCELLED: "the run was cancelled in the orchestrator (flow run {id})",
 }
 
+_FINAL = (StateType.COMPLETED, StateType.FAILED, StateType.CRASHED, StateType.CANCELLED)
+
 log = logging.getLogger("ves.orchestrator")
 
 
@@ -71,6 +80,10 @@ class Submitter(Protocol):
     async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]: ...
 
     async def mark_crashed(self, flow_run_id: str, message: str) -> None: ...
+
+    async def still_open(self) -> list[str]: ...
+
+    async def mark_completed(self, flow_run_id: str, message: str) -> None: ...
 
 
 class PrefectSubmitter:
@@ -143,13 +156,32 @@ class PrefectSubmitter:
 
     async def mark_crashed(self, flow_run_id: str, message: str) -> None:
         """Tell Prefect a flow run is dead, so its UI does not show it RUNNING forever."""
+        await self._force(flow_run_id, Crashed(message=message))
+
+    async def mark_completed(self, flow_run_id: str, message: str) -> None:
+        """Tell Prefect a flow run's work is done (its process stopped before it could say so)."""
+        await self._force(flow_run_id, Completed(message=message))
+
+    async def _force(self, flow_run_id: str, state: State) -> None:
         try:
             async with get_client() as client:
-                await client.set_flow_run_state(
-                    uuid.UUID(flow_run_id), Crashed(message=message), force=True
-                )
+                await client.set_flow_run_state(uuid.UUID(flow_run_id), state, force=True)
         except (PrefectException, httpx.HTTPError, RuntimeError, ValueError) as exc:
-            log.warning("could not mark flow run %s crashed: %s", flow_run_id, exc)
+            log.warning("could not mark flow run %s %s: %s", flow_run_id, state.type.value, exc)
+
+    async def still_open(self) -> list[str]:
+        """Ids of the service's flow runs that Prefect holds in a state that is not final."""
+        open_states = FlowRunFilterStateType(not_any_=list(_FINAL))
+        wanted = FlowRunFilter(
+            tags=FlowRunFilterTags(all_=["ves"]), state=FlowRunFilterState(type=open_states)
+        )
+        try:
+            async with get_client() as client:
+                flow_runs = await client.read_flow_runs(flow_run_filter=wanted, limit=200)
+        except (PrefectException, httpx.HTTPError, RuntimeError) as exc:
+            log.warning("reaper could not ask the orchestrator: %s", exc)
+            return []
+        return [str(fr.id) for fr in flow_runs]
 
 
 def serve_tenant_last(tenant_id: str) -> None:
@@ -192,7 +224,31 @@ async def reap(settings: Settings, runs: RunStore, submitter: Submitter) -> list
         _discard_work(settings, runs.get(run_id))
     if failed:
         log.warning("reaper failed %d stopped run(s): %s", len(failed), ", ".join(failed))
+    await close_flow_runs(settings, runs, submitter)
     return failed
+
+
+async def close_flow_runs(settings: Settings, runs: RunStore, submitter: Submitter) -> list[str]:
+    """Give a final state to the flow runs of runs that ended a heartbeat timeout ago while
+    Prefect still holds them open; returns their ids.
+
+    A flow run whose process was stopped after its run ended (the Prefect server was down when
+    it tried to report, then the service stopped it) would otherwise show RUNNING in the UI
+    forever: it is marked COMPLETED when its run succeeded, else CRASHED with the run's reason.
+    """
+    open_ids = await submitter.still_open()
+    cutoff = to_rfc3339(utc_now() - timedelta(seconds=settings.heartbeat_timeout_s))
+    closed = []
+    for run in runs.ended_with_flow_runs(open_ids, finished_before=cutoff):
+        assert run.flow_run_id is not None
+        if run.state == "succeeded":
+            await submitter.mark_completed(run.flow_run_id, f"run {run.run_id} was published")
+        else:
+            await submitter.mark_crashed(run.flow_run_id, run.error_message or "stopped")
+        closed.append(run.flow_run_id)
+    if closed:
+        log.warning("reaper closed %d flow run(s) of ended runs: %s", len(closed), closed)
+    return closed
 
 
 def _fail_unsubmitted(runs: RunStore, active: list[Run]) -> list[str]:

@@ -11,19 +11,20 @@ queue one after the other on either engine.
 from __future__ import annotations
 
 import json
-import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
 
-from sqlalchemy import Connection, RowMapping, text, update
+from sqlalchemy import Connection, RowMapping, select, text, update
 
 from storage.catalog import Catalog
 from storage.records import Run
+from storage.run_admission import check_line, check_plan
 from storage.tables import runs as runs_table
-from storage.usage import ALL, add, month_of, queued_runs, refuse, running_runs, used
-from ves.clock import from_rfc3339, now_rfc3339, to_rfc3339, utc_now
-from ves.errors import Conflict, NotFound, RateLimited
+from storage.usage import ALL, add, month_of, running_runs
+from ves.clock import now_rfc3339, to_rfc3339, utc_now
+from ves.errors import Conflict, NotFound
 from ves.ids import new_id
 from ves.plans import PlanLimits
 
@@ -81,8 +82,8 @@ class RunStore:
             if video_state is None:
                 raise NotFound(f"no video {video_id}")
             _check_executable(video_id, video_state)
-            _check_plan(conn, tenant_id, now, limits)
-            _check_line(conn, tenant_id, max_queued, limits)
+            check_plan(conn, tenant_id, now, limits)
+            check_line(conn, tenant_id, max_queued, limits)
             add(conn, tenant_id, month_of(now), "executions", 1.0)
             _insert_queued(conn, run_id, video_id, tenant_id, params, now)
             _set_video_state(conn, video_id, "queued", now)
@@ -228,6 +229,24 @@ class RunStore:
             )
         return [Run.from_row(r) for r in rows]
 
+    def ended_with_flow_runs(self, flow_run_ids: Sequence[str], finished_before: str) -> list[Run]:
+        """The ended runs among those of ``flow_run_ids`` that finished before the time given."""
+        if not flow_run_ids:
+            return []
+        with self.catalog.read() as conn:
+            rows = (
+                conn.execute(
+                    select(runs_table).where(
+                        runs_table.c.flow_run_id.in_(list(flow_run_ids)),
+                        runs_table.c.state.in_(("succeeded", "failed")),
+                        runs_table.c.finished_at < finished_before,
+                    )
+                )
+                .mappings()
+                .all()
+            )
+        return [Run.from_row(r) for r in rows]
+
     def fail_silent(self, timeout_s: float) -> list[str]:
         """Fail runs whose flow has not beaten for ``timeout_s``; return their ids.
 
@@ -285,29 +304,6 @@ class RunStore:
         return bool(updated)
 
 
-def _check_plan(conn: Connection, tenant_id: str, now: str, limits: PlanLimits | None) -> None:
-    """Raise ``PlanLimitExceeded`` if one more run would pass a limit of the plan."""
-    if limits is None:
-        return
-    month = month_of(now)
-    checks = (
-        (
-            "executions_per_month",
-            limits.executions_per_month,
-            used(conn, tenant_id, month, "executions"),
-        ),
-        (
-            "processed_s_per_month",
-            limits.processed_s_per_month,
-            used(conn, tenant_id, month, "processed_s"),
-        ),
-        ("storage_bytes", limits.storage_bytes, used(conn, tenant_id, ALL, "storage_bytes")),
-    )
-    for name, value, now_used in checks:
-        if now_used >= value:
-            raise refuse(name, value, now_used)
-
-
 def _insert_queued(
     conn: Any, run_id: str, video_id: str, tenant_id: str, params: dict[str, Any], now: str
 ) -> None:
@@ -323,43 +319,6 @@ def _insert_queued(
             heartbeat_at=now,
         )
     )
-
-
-def _check_line(
-    conn: Connection, tenant_id: str, max_queued: int | None, limits: PlanLimits | None
-) -> None:
-    """Raise ``RateLimited`` when ``max_queued`` of the tenant's runs wait already.
-
-    ``Retry-After`` is the time a place in line takes to free: the tenant's recent runs' mean
-    wall time divided by the runs it may execute at once (30 s before any run finished).
-    """
-    if max_queued is None:
-        return
-    waiting = queued_runs(conn, tenant_id)
-    if waiting < max_queued:
-        return
-    slots = limits.concurrent_runs if limits else 1
-    wait_s = max(1, min(600, math.ceil(_mean_run_s(conn, tenant_id) / slots)))
-    raise RateLimited(
-        f"{waiting} runs of this workspace are waiting in line already (at most {max_queued});"
-        f" retry in {wait_s} s, when one has started",
-        retry_after_s=wait_s,
-    )
-
-
-def _mean_run_s(conn: Connection, tenant_id: str) -> float:
-    rows = conn.execute(
-        text(
-            "SELECT started_at, finished_at FROM runs WHERE tenant_id = :tenant_id"
-            " AND state = 'succeeded' AND started_at IS NOT NULL ORDER BY run_id DESC LIMIT 10"
-        ),
-        {"tenant_id": tenant_id},
-    ).mappings()
-    spans = [
-        (from_rfc3339(r["finished_at"]) - from_rfc3339(r["started_at"])).total_seconds()
-        for r in rows
-    ]
-    return sum(spans) / len(spans) if spans else 30.0
 
 
 def _count_run(

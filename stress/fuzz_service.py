@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +27,7 @@ from storage.catalog import Catalog
 from storage.records import Run
 from storage.tenants import TenantStore
 from stress.fuzz_seed import SeededRun, seed_succeeded_run
+from tests.fixtures.submitters import QuietSubmitter
 from ves.plans import PlanLimits
 from ves.settings import Settings
 
@@ -43,17 +44,11 @@ _FUZZ_LIMITS = PlanLimits(
 )
 
 
-class QueueOnlySubmitter:
+class QueueOnlySubmitter(QuietSubmitter):
     """Accepts every run and processes none: runs stay ``queued``."""
 
     async def submit(self, run: Run, *, concurrency: int) -> str:
         return str(uuid.uuid4())
-
-    async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
-        return {}
-
-    async def mark_crashed(self, flow_run_id: str, message: str) -> None:
-        return None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ does: the flow reads its settings from there.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from storage.records import Run
 from storage.runs import RunStore
 from storage.tenants import TenantStore
 from storage.videos import NewVideo, VideoStore
+from tests.fixtures.submitters import QuietSubmitter
 from ves.errors import Unavailable
 from ves.ids import new_id
 from ves.synthetic import MovingObject, SceneSpec, write_video
@@ -114,18 +115,12 @@ def make_tenants(catalog: Catalog, work_dir: Path) -> tuple[TenantWorld, TenantW
     return make_tenant(catalog, clip, "tenant-a"), make_tenant(catalog, clip, "tenant-b")
 
 
-class RefusingSubmitter:
+class RefusingSubmitter(QuietSubmitter):
     """The orchestrator of the matrix's API: B's calls must never queue a run, so one that did
     answers 503 instead of 404 and the cell fails."""
 
     async def submit(self, run: Run, *, concurrency: int) -> str:
         raise Unavailable(f"the isolation matrix queued run {run.run_id}")
-
-    async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
-        return {}
-
-    async def mark_crashed(self, flow_run_id: str, message: str) -> None:
-        return None
 
 
 @dataclass(frozen=True)

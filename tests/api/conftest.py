@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +22,13 @@ from tests.fixtures.hls import write_hls
 from tests.fixtures.live_server import serve_app
 from tests.fixtures.media_server import MediaServer
 from tests.fixtures.settings_env import export_settings
+from tests.fixtures.submitters import QuietSubmitter
 from ves.errors import Unavailable
 from ves.settings import Settings
 from ves.synthetic import SceneSpec, lobby_scene, write_video
 
 
-class InlineSubmitter:
+class InlineSubmitter(QuietSubmitter):
     """Test double of the Prefect submitter: runs the flow at once, in a thread."""
 
     def __init__(self) -> None:
@@ -41,12 +42,6 @@ class InlineSubmitter:
         thread.start()
         self.threads.append(thread)
         return str(uuid.uuid4())
-
-    async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
-        return {}
-
-    async def mark_crashed(self, flow_run_id: str, message: str) -> None:
-        return None
 
     @staticmethod
     def _process(run_id: str) -> None:

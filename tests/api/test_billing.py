@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from typing import Any
@@ -24,6 +24,7 @@ from tests.api.conftest import InlineSubmitter
 from tests.api.test_videos import _problem
 from tests.fixtures.live_server import serve_app
 from tests.fixtures.media_server import MediaServer
+from tests.fixtures.submitters import QuietSubmitter
 from ves.clock import now_rfc3339
 from ves.plans import PlanLimits
 from ves.settings import Settings
@@ -31,7 +32,7 @@ from ves.settings import Settings
 Limited = Callable[..., httpx.Client]
 
 
-class ParkedSubmitter:
+class ParkedSubmitter(QuietSubmitter):
     """Accepts every run and starts none: runs stay ``queued`` (what limits count)."""
 
     def __init__(self) -> None:
@@ -40,12 +41,6 @@ class ParkedSubmitter:
     async def submit(self, run: Run, *, concurrency: int) -> str:
         self.concurrency.append(concurrency)
         return str(uuid.uuid4())
-
-    async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
-        return {}
-
-    async def mark_crashed(self, flow_run_id: str, message: str) -> None:
-        return None
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from storage.videos import VideoStore
 from tests.api.conftest import InlineSubmitter, _wait
 from tests.fixtures.live_server import serve_app
 from tests.fixtures.settings_env import export_settings
+from tests.fixtures.submitters import QuietSubmitter
 from ves.settings import Settings
 from ves.synthetic import GroundTruth, SceneSpec, write_video
 
@@ -39,7 +40,7 @@ DEMO = "/api/public/onboarding/demo-video"
 DemoApi = Callable[..., str]
 
 
-class HeldSubmitter:
+class HeldSubmitter(QuietSubmitter):
     """Takes every run and leaves it queued: these tests are about the workspace, not the run."""
 
     def __init__(self) -> None:
@@ -48,12 +49,6 @@ class HeldSubmitter:
     async def submit(self, run: Run, *, concurrency: int) -> str:
         self.runs.append(run)
         return str(uuid.uuid4())
-
-    async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]:
-        return {}
-
-    async def mark_crashed(self, flow_run_id: str, message: str) -> None:
-        return None
 
 
 @pytest.fixture

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from flows.orchestrator import _SUBMIT_GRACE_S, reap
+from flows.orchestrator import _SUBMIT_GRACE_S, close_flow_runs, reap
 from storage.artifacts import RunLayout
 from storage.catalog import Catalog
 from storage.records import Run
-from storage.runs import RunStore
+from storage.runs import RunFailure, RunStore
 from storage.tenants import TenantStore
 from storage.videos import NewVideo, VideoStore
 from ves.clock import to_rfc3339, utc_now
@@ -34,6 +34,8 @@ class ScriptedSubmitter:
     bad: dict[str, str] = field(default_factory=dict)
     asked: list[list[str]] = field(default_factory=list)
     crashed: list[tuple[str, str]] = field(default_factory=list)
+    open: list[str] = field(default_factory=list)  # flow runs Prefect holds open
+    completed: list[tuple[str, str]] = field(default_factory=list)
 
     async def submit(self, run: Run, *, concurrency: int) -> str:
         return f"fr-{run.run_id}"
@@ -44,6 +46,12 @@ class ScriptedSubmitter:
 
     async def mark_crashed(self, flow_run_id: str, message: str) -> None:
         self.crashed.append((flow_run_id, message))
+
+    async def still_open(self) -> list[str]:
+        return list(self.open)
+
+    async def mark_completed(self, flow_run_id: str, message: str) -> None:
+        self.completed.append((flow_run_id, message))
 
 
 @dataclass(frozen=True)
@@ -185,3 +193,31 @@ def test_a_flow_that_ended_badly_does_not_undo_a_success(
     submitter = ScriptedSubmitter(dict(BAD))
     assert asyncio.run(reap(settings, RunStore(catalog), submitter)) == []
     assert RunStore(catalog).get(done.run_id) == done
+
+
+def test_flow_runs_left_open_after_their_run_ended_are_closed_as_the_run_ended(
+    settings: Settings, catalog: Catalog, acme: str
+) -> None:
+    """The Prefect server was down when the flow tried to report, then its process was stopped:
+    the flow run is closed COMPLETED (run succeeded) or CRASHED (run failed), once the run has
+    been over for a heartbeat timeout; open flow runs of active or just-ended runs are left."""
+    runs = RunStore(catalog)
+    old = settings.heartbeat_timeout_s + 60
+    published = set_up(catalog, settings, acme, Case("published", "succeeded", "fr-published"))
+    failed = set_up(catalog, settings, acme, Case("failed", "running", "fr-failed"))
+    assert runs.fail(failed.run_id, RunFailure("processing_stopped", "the worker was killed"))
+    fresh = set_up(catalog, settings, acme, Case("fresh", "succeeded", "fr-fresh"))
+    active = set_up(catalog, settings, acme, Case("active", "running", "fr-active"))
+    with catalog.write() as conn:
+        conn.execute(
+            text("UPDATE runs SET finished_at = :at WHERE run_id IN (:a, :b)"),
+            {"at": ago(old), "a": published.run_id, "b": failed.run_id},
+        )
+    submitter = ScriptedSubmitter(open=["fr-published", "fr-failed", "fr-fresh", "fr-active"])
+
+    closed = asyncio.run(close_flow_runs(settings, runs, submitter))
+
+    assert sorted(closed) == ["fr-failed", "fr-published"]
+    assert submitter.completed == [("fr-published", f"run {published.run_id} was published")]
+    assert submitter.crashed == [("fr-failed", "the worker was killed")]
+    assert (fresh.state, active.state) == ("succeeded", "running")  # untouched, still open
