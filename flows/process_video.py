@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from prefect import flow, get_run_logger
+from prefect.exceptions import TerminationSignal
 from pydantic import BaseModel
 
 from flows.chunks import analyse_in_chunks, plan_chunks_task
@@ -117,6 +118,13 @@ def _take_slot(ctx: RunContext) -> bool:
 def _failure_of(exc: BaseException, flow_run: str) -> RunFailure:
     if isinstance(exc, VesError) and type(exc) is not VesError:
         return RunFailure(exc.code, exc.detail)
+    if isinstance(exc, TerminationSignal | KeyboardInterrupt):
+        signal_no = exc.signal if isinstance(exc, TerminationSignal) else 2
+        return RunFailure(
+            "processing_stopped",
+            f"the processing was stopped by signal {signal_no} (the worker or the service was"
+            " stopped or killed); execute the video again",
+        )
     return RunFailure(
         "internal",
         f"an internal error stopped the processing (flow run {flow_run}); it has been logged",
@@ -139,6 +147,7 @@ def process_video(params: ProcessVideoParams) -> str:
         # timeout let a busy stage be reaped while it ran).
         with heartbeat(ctx, every_s=min(10.0, ctx.settings.heartbeat_timeout_s / 4)):
             cost = _run_stages(ctx)
+            ctx.report("publish")
             final = publish(ctx.layout, store)
     except BaseException as exc:
         ctx.runs.fail(ctx.run_id, _failure_of(exc, _flow_run_id()), ctx.plan.bill_failed_runs)

@@ -28,7 +28,8 @@ STAGE_WEIGHTS = {
     "world_state": 0.04,
     "timeline": 0.02,
     "evidence": 0.12,
-    "cost": 0.03,
+    "cost": 0.02,
+    "publish": 0.01,  # the manifest written and the folder put in place
 }
 _STAGE_START = {
     stage: sum(list(STAGE_WEIGHTS.values())[:i]) for i, stage in enumerate(STAGE_WEIGHTS)

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prefect.exceptions import TerminationSignal
 
-from flows.process_video import ProcessVideoParams, process_video
+from flows.process_video import ProcessVideoParams, _failure_of, process_video
 from storage.blobs import BlobStore, open_blob_store
 from storage.catalog import Catalog
 from storage.reads import ArtifactReader
@@ -208,3 +209,13 @@ def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
     } | ({"join"} if split == "chunks" else set())
     run_id = run_dir.name.removeprefix("run=")
     assert not (settings.work_root / run_id).exists()  # scratch is gone
+
+
+@pytest.mark.parametrize("stop", [TerminationSignal(15), KeyboardInterrupt()])
+def test_a_flow_stopped_by_a_signal_says_so_not_internal_error(stop: BaseException) -> None:
+    """The worker or the service stopped under a run (found by the kill trials: a killed worker's
+    run ended ``internal``, as if the code had broken)."""
+    failure = _failure_of(stop, "fr-1")
+    assert failure.code == "processing_stopped"
+    assert "signal" in failure.message and "execute the video again" in failure.message
+
