@@ -79,7 +79,8 @@ class RequestGuardMiddleware:
             if refusal is not None:
                 await problem_response(refusal, request_id)(scope, receive, send)
                 return
-            limited = self._limited_receive(receive, self._limit(scope), self.settings)
+            deadlines = self.settings if _has_body(scope) else None  # no body: none to wait for
+            limited = self._limited_receive(receive, self._limit(scope), deadlines)
             await self.app(scope, limited, send_with_id)
         except Exception:
             if started:
@@ -111,30 +112,34 @@ class RequestGuardMiddleware:
         return None
 
     @staticmethod
-    def _limited_receive(receive: Receive, limit: int, settings: Settings) -> Callable[[], Any]:
+    def _limited_receive(
+        receive: Receive, limit: int, settings: Settings | None
+    ) -> Callable[[], Any]:
         """``receive`` that stops a body without Content-Length once it passes ``limit``, and a
         body that is too slow: it must arrive within ``VES_BODY_TIMEOUT_S`` plus a second for
         every ``VES_BODY_MIN_RATE`` bytes (else 408 and the connection is closed). Once the body
-        is complete, ``receive`` waits for the client's disconnect without a deadline."""
+        is complete (or when ``settings`` is None), ``receive`` waits without a deadline (e.g.
+        for the client's disconnect)."""
         seen = 0
         body_done = False
         started = time.monotonic()
 
         async def limited() -> Message:
             nonlocal seen, body_done
-            if body_done:
-                return await receive()
-            deadline = started + settings.body_timeout_s + seen / settings.body_min_rate
-            try:
-                async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
-                    message = await receive()
-            except TimeoutError:
-                raise HTTPException(
-                    408,
-                    f"the request body did not arrive in time ({seen} bytes in "
-                    f"{time.monotonic() - started:.0f} s)",
-                    headers={"Connection": "close"},
-                ) from None
+            if body_done or settings is None:
+                message = await receive()
+            else:
+                deadline = started + settings.body_timeout_s + seen / settings.body_min_rate
+                try:
+                    async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+                        message = await receive()
+                except TimeoutError:
+                    raise HTTPException(
+                        408,
+                        f"the request body did not arrive in time ({seen} bytes in "
+                        f"{time.monotonic() - started:.0f} s)",
+                        headers={"Connection": "close"},
+                    ) from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 body_done = not message.get("more_body", False)

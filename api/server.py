@@ -12,6 +12,10 @@ connection's opening, or of the end of its previous answer; past it the API answ
 ``request_timeout`` (problem+json, ``Connection: close``) and closes the connection. The body's
 deadline (``VES_BODY_TIMEOUT_S``, ``VES_BODY_MIN_RATE``) is the request guard's
 (``api/middleware.py``): the body is read by the app.
+
+A deadline bounds how long a slow connection is held, not how many are held at once: that is the
+process's open-file limit (one file per connection), which is raised here from its soft to its
+hard limit (``ulimit -Hn``; the soft limit is often 1024).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -94,12 +99,23 @@ def config(host: str, port: int, log_level: str, settings: Settings) -> uvicorn.
     )
 
 
+def raise_open_files_limit() -> int:
+    """Raise this process's soft limit of open files to its hard limit (each connection is one
+    file; a soft limit of 1024 is common), as Go's runtime does; the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft >= hard:
+        return soft
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--log-level", default="info")
     args = parser.parse_args()
+    raise_open_files_limit()
     uvicorn.Server(config(args.host, args.port, args.log_level, Settings())).run()
 
 
