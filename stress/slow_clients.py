@@ -131,7 +131,7 @@ async def keep_slow(
     stop: asyncio.Event,
     made: list[Slow],
 ) -> None:
-    """One slow client: a slow connection, and another as soon as the server closes it, until
+    """One slow client: a slow connection, and another a second after the server closes it, until
     ``stop`` (as an attacker keeps its connections up); each one made is added to ``made``."""
     while True:
         slow = Slow(kind)
@@ -143,6 +143,7 @@ async def keep_slow(
             return
         if stop.is_set() or slow.closed_s is None:
             return
+        await asyncio.sleep(1.0)  # then the next one, at the trickle's pace
 
 
 @dataclass(frozen=True)

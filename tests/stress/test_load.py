@@ -71,7 +71,7 @@ def test_slow_connections_do_not_starve_others_and_are_closed(
     assert {s.kind for s in result.slow} == set(KINDS)
     for slow in result.slow:
         assert slow.answer.startswith("HTTP/1.1 408"), (slow.kind, slow.answer)
-        assert slow.lived_s is not None and slow.lived_s >= DEADLINE_S - 0.1, slow
+        assert slow.lived_s is not None and slow.lived_s >= DEADLINE_S - 0.5, slow  # not sooner
     assert result.ratio() < 20  # generous: a shared 2-core machine is noisy
     assert result.ok()
 
