@@ -1,14 +1,17 @@
 """One ASGI middleware guarding every request before routing.
 
 It gives each request an id (``X-Request-ID``, echoed when the client sent a sane one), refuses
-bodies over the size limit (413) before they are read, refuses non-JSON bodies on JSON routes (415),
-and turns any unhandled exception into a 500 problem without a stack trace.
+bodies over the size limit (413) before they are read and bodies that arrive too slowly (408),
+refuses non-JSON bodies on JSON routes (415), and turns any unhandled exception into a 500
+problem without a stack trace.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -76,7 +79,8 @@ class RequestGuardMiddleware:
             if refusal is not None:
                 await problem_response(refusal, request_id)(scope, receive, send)
                 return
-            limited = self._limited_receive(receive, self._limit(scope))
+            deadlines = self.settings if _has_body(scope) else None  # no body: none to wait for
+            limited = self._limited_receive(receive, self._limit(scope), deadlines)
             await self.app(scope, limited, send_with_id)
         except Exception:
             if started:
@@ -108,17 +112,41 @@ class RequestGuardMiddleware:
         return None
 
     @staticmethod
-    def _limited_receive(receive: Receive, limit: int) -> Callable[[], Any]:
-        """``receive`` that stops a body without Content-Length once it passes ``limit``."""
+    def _limited_receive(
+        receive: Receive, limit: int, settings: Settings | None
+    ) -> Callable[[], Any]:
+        """``receive`` that stops a body without Content-Length once it passes ``limit``, and a
+        body that is too slow: it must arrive within ``VES_BODY_TIMEOUT_S`` plus a second for
+        every ``VES_BODY_MIN_RATE`` bytes (else 408 and the connection is closed). Once the body
+        is complete (or when ``settings`` is None), ``receive`` waits without a deadline (e.g.
+        for the client's disconnect)."""
         seen = 0
+        body_done = False
+        started = time.monotonic()
 
         async def limited() -> Message:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, body_done
+            if body_done or settings is None:
+                message = await receive()
+            else:
+                deadline = started + settings.body_timeout_s + seen / settings.body_min_rate
+                try:
+                    async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+                        message = await receive()
+                except TimeoutError:
+                    raise HTTPException(
+                        408,
+                        f"the request body did not arrive in time ({seen} bytes in "
+                        f"{time.monotonic() - started:.0f} s)",
+                        headers={"Connection": "close"},
+                    ) from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
+                body_done = not message.get("more_body", False)
                 if seen > limit:
                     raise HTTPException(413, f"the request body exceeds the limit of {limit} bytes")
+            else:
+                body_done = True
             return message
 
         return limited

@@ -27,6 +27,8 @@ PROBLEM_DESCRIPTIONS: dict[int, str] = {
     401: "`unauthorized`: no key, or an unknown or revoked one (`WWW-Authenticate: Bearer`).",
     402: "`plan_limit_exceeded`: the plan's `limit` is reached (`value`, `used`).",
     404: "`not_found`: no such resource in this workspace (another tenant's too).",
+    408: "`request_timeout`: the body did not arrive in time (`VES_BODY_TIMEOUT_S`, "
+    "`VES_BODY_MIN_RATE`); the connection is closed.",
     409: "`conflict` or `not_ready`: the resource is not in a state that allows this.",
     413: "`payload_too_large`: the body exceeds the limit (`VES_MAX_BODY_BYTES`).",
     415: "`unsupported_media_type`: the body is not sent with the media type the route takes.",
@@ -74,7 +76,7 @@ def _statuses_of(operation: dict[str, Any], method: str) -> set[int]:
     if operation.get("security"):
         statuses.update({401, 429})  # 429: too many failed keys from the address (api/auth.py)
     if method in _BODY_METHODS and "requestBody" in operation:
-        statuses.update({400, 413, 415, 422})
+        statuses.update({400, 408, 413, 415, 422})
     if operation.get("parameters"):
         statuses.add(422)
     return statuses

@@ -139,16 +139,13 @@ def _children(settings: Settings) -> list[Child]:
         [
             sys.executable,
             "-m",
-            "uvicorn",
-            "api.main:app",
-            "--factory",
+            "api.server",  # uvicorn with a deadline for request headers (VES_HEADER_TIMEOUT_S)
             "--host",
             settings.host,
             "--port",
             str(settings.port),
             "--log-level",
             settings.log_level,
-            "--no-server-header",
         ],
         f"{settings.base_url}/healthz",
         prefect_env(settings),

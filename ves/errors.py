@@ -12,6 +12,7 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
     ├── MethodNotAllowed           405 method_not_allowed
     ├── Conflict                   409 conflict             (e.g. executing a running video)
     │   └── NotReady               409 not_ready            (artifacts before a run succeeded)
+    ├── RequestTimeout             408 request_timeout      (headers or body too slow)
     ├── PayloadTooLarge            413 payload_too_large
     ├── UnsupportedMediaType       415 unsupported_media_type
     ├── ValidationFailed           422 validation_error     (carries ``errors``)
@@ -113,6 +114,14 @@ class NotReady(Conflict):
 
     code = "not_ready"
     title = "Not ready"
+
+
+class RequestTimeout(VesError):
+    """A request's headers or body did not arrive within the time allowed."""
+
+    code = "request_timeout"
+    status = 408
+    title = "Request timeout"
 
 
 class PayloadTooLarge(VesError):

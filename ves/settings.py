@@ -57,6 +57,27 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(
         2 * GiB, gt=0, description="Largest uploaded recording accepted (413 above)."
     )
+    header_timeout_s: float = Field(
+        10.0,
+        gt=0,
+        description="Seconds a connection has to send a request's line and headers, counted from "
+        "its opening or from the end of its previous answer; then the API answers 408 and closes "
+        "it (slowloris: headers sent a byte at a time would hold the connection forever).",
+    )
+    body_timeout_s: float = Field(
+        20.0,
+        gt=0,
+        description="Seconds a request body may take, plus one more second for every "
+        "`VES_BODY_MIN_RATE` bytes received (the upload's too); then 408 and the connection is "
+        "closed.",
+    )
+    body_min_rate: int = Field(
+        1024,
+        gt=0,
+        description="Bytes per second a request body must average past `VES_BODY_TIMEOUT_S` "
+        "(1 KiB/s: a 2 GiB upload may take 24 days, a body sent a byte a second is cut at about "
+        "`VES_BODY_TIMEOUT_S`).",
+    )
     read_cache_bytes: int = Field(
         256 * MiB,
         ge=0,

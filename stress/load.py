@@ -1,0 +1,417 @@
+"""Load: concurrent clients reading published runs while two other runs execute.
+
+    .venv/bin/python -m stress.load [--clients 100] [--seconds 60] [--videos 3] [--keep DIR]
+
+The service is started as a new user gets it: ``python -m cli.main serve`` (``ves serve``: a
+local Prefect server, a process worker, the API under uvicorn) on a throwaway data folder with a
+SQLite catalog, and a tenant key is made with ``ves keys create``. The sandbox plan's limits are
+raised (``VES_PLANS``) so that no plan limit answers 402 or 429 during the load: the figure is
+about the service, not the plan. ``--videos`` copies of the 20 s synthetic lobby story
+(``ves.synthetic.lobby_scene``: people walking, signs with text) are uploaded and executed by the
+real ``process-video`` flow in the default mode, the first alone (its wall time, execute to
+``succeeded``, is the run's time alone), the rest together: published runs with objects, events,
+evidence spans and thumbnails.
+
+Then two more copies are executed at the moment the load starts, and for ``--seconds``,
+``--clients`` asyncio clients (each an ``httpx.AsyncClient`` with its own connection) take turns
+on: list videos, get a video (its ``latest_run``: the run), scene graph, timeline, evidence view,
+a thumbnail linked from the evidence view (a quarter of the artifact reads send the ETag they got
+before, so 304s are served too) and ask (POST, questions varied), on the published runs. Every
+answer that is not 2xx or 304, and every transport error, is an error. The two runs must end
+``succeeded`` within ``--run-bound-s`` (their wall time under load is printed beside the time
+alone). Printed: p50/p99 and requests per route, total requests, errors by route and status, the
+runs' outcomes; the last line is the summary::
+
+    load: 12,345 requests, 0 errors, p99 max 850 ms (evidence view), 2/2 runs succeeded
+
+Exit code 1 on any error or a run that did not succeed in time. The clients run in this process,
+on the same cores as the service (2 here): the latencies include that contention.
+``tests/stress/test_load.py`` runs a short version inside ``make test``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn, Protocol
+
+import httpx
+
+from tests.cli.test_supervisor import _wait_for_banner
+from tests.fixtures.live_server import free_port
+from tests.test_e2e import _register_upload, _start, _stop, _wait
+from ves.synthetic import lobby_scene, write_video
+
+# Room for everything the load does: no 402 (videos, executions, processed seconds, asks) and no
+# 429 (runs queued at once) may come from the plan while it is measured.
+LOAD_PLANS = json.dumps(
+    {
+        "sandbox": {
+            "videos": 1_000_000,
+            "executions_per_month": 1_000_000,
+            "processed_s_per_month": 1e9,
+            "concurrent_runs": 100,
+            "asks_per_day": 100_000_000,
+        }
+    }
+)
+QUESTIONS = (
+    "What text is visible?",
+    "When did the first object appear?",
+    "How many people walked through the lobby?",
+    "What happened at 00:12?",
+    "Did anyone enter after 10 seconds?",
+    "What is written on the sign?",
+    "Was there a helicopter?",
+    "What moved between 5 and 9 seconds?",
+)
+ROUTES = (
+    "list videos",
+    "get video",
+    "scene graph",
+    "timeline",
+    "evidence view",
+    "thumbnail",
+    "ask",
+)
+_OK = {200, 201, 202, 304}
+
+
+@dataclass
+class Service:
+    """``ves serve`` running on a data folder of its own."""
+
+    url: str
+    env: dict[str, str]
+    process: subprocess.Popen[str]
+
+    def key(self, tenant: str) -> str:
+        """A new key of ``tenant`` (created if new), as ``ves keys create`` prints it."""
+        cli = [sys.executable, "-m", "cli.main", "keys", "create", "--tenant", tenant]
+        done = subprocess.run(  # noqa: S603 (our own interpreter and module)
+            cli, env=self.env, capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip().splitlines()[-1]
+
+    def client(self, key: str, timeout_s: float = 60) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {key}"}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=timeout_s)
+
+
+@contextmanager
+def served(data: Path, **settings: str) -> Iterator[Service]:
+    """``python -m cli.main serve`` over ``data`` (SQLite catalog, local Prefect server and
+    worker), with the load's plan and ``settings`` (``VES_*`` names); stopped at exit."""
+    data.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    own = {k: v for k, v in os.environ.items() if not k.startswith(("VES_", "AWS_", "PREFECT_"))}
+    env = own | {
+        "VES_DATA_DIR": str(data),
+        "VES_PORT": str(port),
+        "VES_PREFECT_PORT": str(free_port()),
+        "VES_LOG_LEVEL": "warning",
+        "VES_PLANS": LOAD_PLANS,
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    }
+    process = _start(env | settings)
+    try:
+        _wait_for_banner(process, timeout_s=180)
+        yield Service(f"http://127.0.0.1:{port}", env | settings, process)
+    finally:
+        _stop(process)
+
+
+@contextmanager
+def throwaway_service(data: Path | None = None, **settings: str) -> Iterator[tuple[Service, Path]]:
+    """``served`` in a temporary folder (``data`` kept if given), and that folder, for the
+    clips."""
+    root = Path(tempfile.mkdtemp(prefix="ves-stress-"))
+    try:
+        with served(data or root / "data", **settings) as service:
+            print(f"service up at {service.url}, data in {data or root / 'data'}", flush=True)
+            yield service, root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+class Outcome(Protocol):
+    def ok(self) -> bool: ...
+    def summary(self) -> str: ...
+    def report(self) -> list[str]: ...
+
+
+def conclude(outcome: Outcome) -> NoReturn:
+    """Print the report, then the summary line last; exit 1 unless all went well."""
+    print("\n".join(outcome.report()))
+    print(outcome.summary(), flush=True)
+    sys.exit(0 if outcome.ok() else 1)
+
+
+@dataclass(frozen=True)
+class Published:
+    """A video whose run succeeded, and the thumbnails its evidence view links."""
+
+    video_id: str
+    run_id: str
+    thumbnails: tuple[str, ...]
+
+
+def execute(client: httpx.Client, video_id: str) -> None:
+    accepted = client.post(f"/api/product/videos/{video_id}/execute")
+    if accepted.status_code != 202:
+        raise RuntimeError(f"execute {video_id}: {accepted.status_code} {accepted.text}")
+
+
+def run_to_end(client: httpx.Client, video_id: str, bound_s: float) -> tuple[str, float]:
+    """Execute ``video_id`` and wait for its run to end: its state and wall time (``timeout``
+    when it did not end within ``bound_s``)."""
+    started = time.perf_counter()
+    execute(client, video_id)
+    try:
+        video = _wait(client, video_id, {"succeeded", "failed"}, timeout_s=bound_s)
+    except AssertionError:
+        return "timeout", time.perf_counter() - started
+    return str(video["state"]), time.perf_counter() - started
+
+
+def published(client: httpx.Client, video_id: str) -> Published:
+    video = client.get(f"/api/product/videos/{video_id}").json()
+    view = client.get(f"/api/product/videos/{video_id}/evidence-view").json()
+    thumbs = tuple(f["thumbnail_url"] for span in view["spans"] for f in span["frames"])
+    if video["state"] != "succeeded" or not thumbs:
+        raise RuntimeError(f"{video_id} is not a published run with thumbnails: {video}")
+    return Published(video_id, video["latest_run"]["run_id"], thumbs)
+
+
+@dataclass
+class World:
+    """What the load reads and what runs beside it."""
+
+    key: str
+    videos: list[Published]
+    pending: list[str]  # registered, executed when the load starts
+    alone_s: float  # one run, execute to succeeded, nothing else running
+
+    @property
+    def executed(self) -> int:
+        return len(self.videos)
+
+
+def make_world(service: Service, clip: Path, videos: int, runs: int) -> World:
+    """Upload ``videos + runs`` copies of ``clip``; process the first alone (timed), then the
+    other ``videos - 1`` together."""
+    key = service.key("load")
+    with service.client(key) as client:
+        ids = [_register_upload(client, clip) for _ in range(videos + runs)]
+        state, alone_s = run_to_end(client, ids[0], bound_s=300)
+        if state != "succeeded":
+            raise RuntimeError(f"the first run ended {state}")
+        for video_id in ids[1:videos]:
+            execute(client, video_id)
+        for video_id in ids[1:videos]:
+            _wait(client, video_id, {"succeeded", "failed"}, timeout_s=300)
+        ready = [published(client, video_id) for video_id in ids[:videos]]
+    return World(key, ready, ids[videos:], alone_s)
+
+
+@dataclass
+class Tally:
+    """Latencies of answered requests and errors, per route."""
+
+    seconds: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+
+    def requests(self, route: str) -> int:
+        return len(self.seconds[route]) + sum(self.errors[route].values())
+
+    def total(self) -> int:
+        return sum(self.requests(route) for route in self.routes())
+
+    def error_count(self) -> int:
+        return sum(sum(c.values()) for c in self.errors.values())
+
+    def routes(self) -> list[str]:
+        return [r for r in ROUTES if r in self.seconds or r in self.errors]
+
+    def quantile(self, route: str, q: float) -> float:
+        got = sorted(self.seconds[route]) or [float("nan")]
+        return got[min(len(got) - 1, int(len(got) * q))]
+
+    def table(self) -> list[str]:
+        lines = ["| route | requests | p50 ms | p99 ms | errors |", "|---|---|---|---|---|"]
+        for route in self.routes():
+            errors = ", ".join(f"{k}: {v}" for k, v in self.errors[route].items()) or "0"
+            lines.append(
+                f"| {route} | {self.requests(route):,} | {self.quantile(route, 0.5) * 1e3:.0f} "
+                f"| {self.quantile(route, 0.99) * 1e3:.0f} | {errors} |"
+            )
+        return lines
+
+    def worst_p99(self) -> tuple[float, str]:
+        return max((self.quantile(r, 0.99), r) for r in self.routes())
+
+
+def _request(
+    client: httpx.AsyncClient, world: World, rng: random.Random, etags: dict[str, str]
+) -> tuple[str, Any]:
+    """A route and the coroutine of one request on it."""
+    route = rng.choice(ROUTES)
+    video = rng.choice(world.videos)
+    base = f"/api/product/videos/{video.video_id}"
+    path = {
+        "list videos": "/api/product/videos?limit=20",
+        "get video": base,
+        "scene graph": f"{base}/scene-graph",
+        "timeline": f"{base}/timeline",
+        "evidence view": f"{base}/evidence-view",
+        "thumbnail": rng.choice(video.thumbnails),
+    }.get(route)
+    if path is None:
+        return route, client.post(f"{base}/ask", json={"question": rng.choice(QUESTIONS)})
+    headers = {}
+    if path in etags and rng.random() < 0.25:
+        headers["If-None-Match"] = etags[path]
+    return route, client.get(path, headers=headers)
+
+
+async def reader(
+    url: str, world: World, stop_at: float, tally: Tally, seed: int, pause_s: float = 0.0
+) -> None:
+    """One client: requests in turn on its own connection until ``stop_at``."""
+    rng = random.Random(seed)
+    etags: dict[str, str] = {}
+    headers = {"Authorization": f"Bearer {world.key}"}
+    limits = httpx.Limits(max_connections=1)
+    async with httpx.AsyncClient(
+        base_url=url, headers=headers, limits=limits, timeout=60
+    ) as client:
+        await asyncio.sleep(rng.uniform(0, 0.5))  # the clients do not all start at once
+        while time.monotonic() < stop_at:
+            route, call = _request(client, world, rng, etags)
+            started = time.perf_counter()
+            try:
+                answer = await call
+            except httpx.HTTPError as exc:
+                tally.errors[route][type(exc).__name__] += 1
+                continue
+            if answer.status_code not in _OK:
+                tally.errors[route][str(answer.status_code)] += 1
+                continue
+            tally.seconds[route].append(time.perf_counter() - started)
+            if "etag" in answer.headers:
+                etags[str(answer.request.url.raw_path.decode())] = answer.headers["etag"]
+            if pause_s:
+                await asyncio.sleep(pause_s)
+
+
+async def readers(
+    url: str, world: World, clients: int, seconds: float, pause_s: float = 0.0
+) -> Tally:
+    tally = Tally()
+    stop_at = time.monotonic() + seconds
+    await asyncio.gather(
+        *(reader(url, world, stop_at, tally, seed, pause_s) for seed in range(clients))
+    )
+    return tally
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    tally: Tally
+    runs: list[tuple[str, float]]  # each run's end state and wall time
+    alone_s: float
+    clients: int
+    seconds: float
+    counted: dict[str, int]  # the billing state's usage after the load
+    happened: dict[str, int]  # what the clients did: asks answered, executions accepted
+
+    def ok(self) -> bool:
+        return (
+            self.tally.error_count() == 0
+            and all(s == "succeeded" for s, _ in self.runs)
+            and self.counted == self.happened
+        )
+
+    def summary(self) -> str:
+        p99, route = self.tally.worst_p99()
+        good = sum(state == "succeeded" for state, _ in self.runs)
+        return (
+            f"load: {self.tally.total():,} requests, {self.tally.error_count()} errors, "
+            f"p99 max {p99 * 1e3:.0f} ms ({route}), {good}/{len(self.runs)} runs succeeded"
+        )
+
+    def report(self) -> list[str]:
+        rate = self.tally.total() / self.seconds
+        lines = [
+            f"{self.clients} clients for {self.seconds:.0f} s: {self.tally.total():,} requests "
+            f"({rate:.0f}/s), {self.tally.error_count()} errors",
+            *self.tally.table(),
+        ]
+        lines.append(f"usage counted {self.counted}, actions that happened {self.happened}")
+        for n, (state, wall_s) in enumerate(self.runs, 1):
+            lines.append(
+                f"run {n} beside the load: {state} in {wall_s:.1f} s "
+                f"(the same run alone: {self.alone_s:.1f} s, x{wall_s / self.alone_s:.1f})"
+            )
+        return lines
+
+
+async def load(
+    service: Service, world: World, clients: int, seconds: float, run_bound_s: float
+) -> LoadResult:
+    """``clients`` readers for ``seconds`` while the world's pending videos are executed."""
+
+    def run_one(video_id: str) -> tuple[str, float]:
+        with service.client(world.key) as client:
+            return run_to_end(client, video_id, run_bound_s)
+
+    runs = [asyncio.create_task(asyncio.to_thread(run_one, v)) for v in world.pending]
+    tally = await readers(service.url, world, clients, seconds)
+    ended = list(await asyncio.gather(*runs))
+    with service.client(world.key) as client:
+        usage = client.get("/api/product/billing/state").json()["usage"]
+    counted = {"asks": usage["asks"], "executions": usage["executions"]}
+    happened = {"asks": len(tally.seconds["ask"]), "executions": world.executed + len(ended)}
+    return LoadResult(tally, ended, world.alone_s, clients, seconds, counted, happened)
+
+
+def lobby_clip(folder: Path) -> Path:
+    clip = folder / "lobby.mp4"
+    write_video(lobby_scene(), clip)
+    return clip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--videos", type=int, default=3, help="published runs read by the load")
+    parser.add_argument("--run-bound-s", type=float, default=300.0, help="for each run beside it")
+    parser.add_argument("--keep", type=Path, help="the data folder, kept (else a temporary one)")
+    args = parser.parse_args()
+    with throwaway_service(args.keep) as (service, root):
+        world = make_world(service, lobby_clip(root), args.videos, runs=2)
+        print(
+            f"{len(world.videos)} published runs (one alone: {world.alone_s:.1f} s); "
+            f"load starts with {len(world.pending)} runs executing",
+            flush=True,
+        )
+        result = asyncio.run(load(service, world, args.clients, args.seconds, args.run_bound_s))
+    conclude(result)
+
+
+if __name__ == "__main__":
+    main()
