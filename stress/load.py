@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import shutil
 import subprocess
@@ -50,9 +49,16 @@ from typing import Any, NoReturn, Protocol
 
 import httpx
 
-from tests.cli.test_supervisor import _wait_for_banner
+from stress.service import (
+    create_key,
+    own_env,
+    register_upload,
+    start_service,
+    stop_service,
+    wait_for_banner,
+    wait_video,
+)
 from tests.fixtures.live_server import free_port
-from tests.test_e2e import _register_upload, _start, _stop, _wait
 from ves.synthetic import lobby_scene, write_video
 
 # Room for everything the load does: no 402 (videos, executions, processed seconds, asks) and no
@@ -100,11 +106,7 @@ class Service:
 
     def key(self, tenant: str) -> str:
         """A new key of ``tenant`` (created if new), as ``ves keys create`` prints it."""
-        cli = [sys.executable, "-m", "cli.main", "keys", "create", "--tenant", tenant]
-        done = subprocess.run(  # noqa: S603 (our own interpreter and module)
-            cli, env=self.env, capture_output=True, text=True, check=True
-        )
-        return done.stdout.strip().splitlines()[-1]
+        return create_key(self.env, tenant)
 
     def client(self, key: str, timeout_s: float = 60) -> httpx.Client:
         headers = {"Authorization": f"Bearer {key}"}
@@ -117,8 +119,7 @@ def served(data: Path, **settings: str) -> Iterator[Service]:
     worker), with the load's plan and ``settings`` (``VES_*`` names); stopped at exit."""
     data.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    own = {k: v for k, v in os.environ.items() if not k.startswith(("VES_", "AWS_", "PREFECT_"))}
-    env = own | {
+    env = own_env() | {
         "VES_DATA_DIR": str(data),
         "VES_PORT": str(port),
         "VES_PREFECT_PORT": str(free_port()),
@@ -126,12 +127,12 @@ def served(data: Path, **settings: str) -> Iterator[Service]:
         "VES_PLANS": LOAD_PLANS,
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     }
-    process = _start(env | settings)
+    process = start_service(env | settings)
     try:
-        _wait_for_banner(process, timeout_s=180)
+        wait_for_banner(process, timeout_s=180)
         yield Service(f"http://127.0.0.1:{port}", env | settings, process)
     finally:
-        _stop(process)
+        stop_service(process)
 
 
 @contextmanager
@@ -181,7 +182,7 @@ def run_to_end(client: httpx.Client, video_id: str, bound_s: float) -> tuple[str
     started = time.perf_counter()
     execute(client, video_id)
     try:
-        video = _wait(client, video_id, {"succeeded", "failed"}, timeout_s=bound_s)
+        video = wait_video(client, video_id, {"succeeded", "failed"}, timeout_s=bound_s)
     except AssertionError:
         return "timeout", time.perf_counter() - started
     return str(video["state"]), time.perf_counter() - started
@@ -215,14 +216,14 @@ def make_world(service: Service, clip: Path, videos: int, runs: int) -> World:
     other ``videos - 1`` together."""
     key = service.key("load")
     with service.client(key) as client:
-        ids = [_register_upload(client, clip) for _ in range(videos + runs)]
+        ids = [register_upload(client, clip) for _ in range(videos + runs)]
         state, alone_s = run_to_end(client, ids[0], bound_s=300)
         if state != "succeeded":
             raise RuntimeError(f"the first run ended {state}")
         for video_id in ids[1:videos]:
             execute(client, video_id)
         for video_id in ids[1:videos]:
-            _wait(client, video_id, {"succeeded", "failed"}, timeout_s=300)
+            wait_video(client, video_id, {"succeeded", "failed"}, timeout_s=300)
         ready = [published(client, video_id) for video_id in ids[:videos]]
     return World(key, ready, ids[videos:], alone_s)
 

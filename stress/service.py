@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -32,6 +33,21 @@ def start_service(env: dict[str, str]) -> subprocess.Popen[str]:
             stderr=api_log,
             text=True,
         )
+
+
+def stop_service(process: subprocess.Popen[str], timeout_s: float = 60) -> None:
+    """Stop ``ves serve`` as Ctrl-C would (SIGTERM), and close its pipe."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=timeout_s)
+    if process.stdout:
+        process.stdout.close()
+
+
+def own_env() -> dict[str, str]:
+    """This process's environment without the service's, Prefect's or S3's settings: a service
+    started with it gets ``make run``'s defaults, whatever the caller runs against."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("VES_", "AWS_", "PREFECT_"))}
 
 
 def wait_for_banner(process: subprocess.Popen[str], timeout_s: float = 150) -> str:

@@ -32,6 +32,7 @@ from stress.service import (
     flow_processes,
     register_upload,
     start_service,
+    stop_service,
     wait_for_banner,
     wait_video,
 )
@@ -78,14 +79,6 @@ class Service:
         )
 
 
-def _stop(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=60)
-    if process.stdout:
-        process.stdout.close()
-
-
 @pytest.fixture(scope="module")
 def media(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MediaServer, Path]]:
     root = tmp_path_factory.mktemp("e2e-media")
@@ -119,7 +112,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     yield service
     for client in service.clients:
         client.close()
-    _stop(service.process)
+    stop_service(service.process)
 
 
 def _near(a: tuple[float, float], b: tuple[float, float]) -> bool:

@@ -218,4 +218,3 @@ def test_a_flow_stopped_by_a_signal_says_so_not_internal_error(stop: BaseExcepti
     failure = _failure_of(stop, "fr-1")
     assert failure.code == "processing_stopped"
     assert "signal" in failure.message and "execute the video again" in failure.message
-
