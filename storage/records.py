@@ -31,6 +31,7 @@ class Tenant:
     name: str
     plan: str
     created_at: str
+    key_id: str | None = None  # the API key a request came with (``TenantStore.authenticate``)
 
     @classmethod
     def from_row(cls, row: RowMapping) -> Tenant:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from dataclasses import replace
 
 from sqlalchemy import Connection, RowMapping, text
 from sqlalchemy.exc import IntegrityError
@@ -133,7 +134,8 @@ class TenantStore:
         return [ApiKey.from_row(r) for r in rows]
 
     def authenticate(self, plaintext: str) -> Tenant | None:
-        """The tenant owning this live key, or None (unknown, malformed or revoked)."""
+        """The tenant owning this live key, with the key's id, or None (unknown, malformed or
+        revoked)."""
         key_id = _split_key(plaintext)
         if key_id is None:
             return None
@@ -148,7 +150,7 @@ class TenantStore:
             return None
         if not hmac.compare_digest(row["key_hash"], hash_key(plaintext)):
             return None
-        return Tenant.from_row(row)
+        return replace(Tenant.from_row(row), key_id=key_id)
 
 
 def _one(conn: Connection, sql: str, **params: str) -> RowMapping | None:
