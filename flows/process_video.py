@@ -118,12 +118,14 @@ def _take_slot(ctx: RunContext) -> bool:
 def _failure_of(exc: BaseException, flow_run: str) -> RunFailure:
     if isinstance(exc, VesError) and type(exc) is not VesError:
         return RunFailure(exc.code, exc.detail)
-    if isinstance(exc, TerminationSignal | KeyboardInterrupt):
-        signal_no = exc.signal if isinstance(exc, TerminationSignal) else 2
+    if isinstance(exc, TerminationSignal | KeyboardInterrupt | SystemExit):
+        # The process is being shut down under the run (a stop signal, which Prefect's engine
+        # turns into one of these): the run did nothing wrong.
+        how = f" by signal {exc.signal}" if isinstance(exc, TerminationSignal) else ""
         return RunFailure(
             "processing_stopped",
-            f"the processing was stopped by signal {signal_no} (the worker or the service was"
-            " stopped or killed); execute the video again",
+            f"the processing was stopped{how} (the worker or the service was stopped or"
+            " killed); execute the video again",
         )
     return RunFailure(
         "internal",

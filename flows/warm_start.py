@@ -69,7 +69,8 @@ def launch(argv: list[str]) -> int:
     line = reader.readline()  # "exit <code>" once the run's process ended
     code = int(line.split()[1]) if line.startswith("exit ") else 1
     if code < 0:  # killed by a signal: so is the launcher, for the worker to report it alike
-        signal.signal(-code, signal.SIG_DFL)
+        with contextlib.suppress(OSError):  # SIGKILL's handler cannot be set (nor need be)
+            signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     return code
 

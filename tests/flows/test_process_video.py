@@ -211,10 +211,10 @@ def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
     assert not (settings.work_root / run_id).exists()  # scratch is gone
 
 
-@pytest.mark.parametrize("stop", [TerminationSignal(15), KeyboardInterrupt()])
+@pytest.mark.parametrize("stop", [TerminationSignal(15), KeyboardInterrupt(), SystemExit(143)])
 def test_a_flow_stopped_by_a_signal_says_so_not_internal_error(stop: BaseException) -> None:
     """The worker or the service stopped under a run (found by the kill trials: a killed worker's
     run ended ``internal``, as if the code had broken)."""
     failure = _failure_of(stop, "fr-1")
     assert failure.code == "processing_stopped"
-    assert "signal" in failure.message and "execute the video again" in failure.message
+    assert "was stopped" in failure.message and "execute the video again" in failure.message

@@ -148,3 +148,23 @@ def test_signals_reach_the_run_and_a_killed_launcher_takes_its_run_along(
         )
         if stop == signal.SIGTERM:
             assert launcher.returncode != 0
+
+
+def test_a_run_killed_outright_kills_its_launcher_alike_without_an_error_of_its_own(
+    starter: tuple[subprocess.Popen[str], dict[str, str]], silent_api: str
+) -> None:
+    """SIGKILL of the run (the kill -9 trials' "flow" target): the launcher dies of SIGKILL
+    too, so the worker reports the same as for a cold run. Setting SIGKILL's handler, as for the
+    other signals, raised OSError and the launcher exited 1 with a traceback."""
+    env = {
+        **starter[1],
+        "PREFECT__FLOW_RUN_ID": "6f1e8a34-5c1b-4a53-9f1e-2b3c4d5e6f71",
+        "PREFECT_API_URL": silent_api,
+    }
+    launcher = subprocess.Popen(LAUNCH, env=env, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: children_of(starter[0].pid))
+    (run,) = children_of(starter[0].pid)
+    os.kill(run, signal.SIGKILL)
+    _, errors = launcher.communicate(timeout=30)
+    assert launcher.returncode == -signal.SIGKILL
+    assert "Traceback" not in errors
