@@ -28,7 +28,7 @@ from typing import Any
 
 from storage.spans import canonical_sha256
 from tasks.export.clips import ClipUnreadable, clip_frame_times, times_not_held
-from tasks.export.layout import FORMAT, MANIFEST, PUBLIC_KEY, RESERVED, SIGNATURE
+from tasks.export.layout import FORMAT, FORMAT_VERSION, MANIFEST, PUBLIC_KEY, RESERVED, SIGNATURE
 from ves.errors import NotABundle
 from ves.signing import key_id_of, load_public_key, verify_signature
 
@@ -120,7 +120,7 @@ def _verify(archive: zipfile.ZipFile, names: list[str], given: Any) -> Verdict:
     signature, key_note = _check_signature(archive, raw, manifest, given)
     if manifest is None:
         unreadable = Check("manifest")
-        unreadable.fail(MANIFEST, "missing, or not a JSON object of the bundle format")
+        unreadable.fail(MANIFEST, f"missing, or not JSON of {FORMAT} version {FORMAT_VERSION}")
         return Verdict([signature, unreadable], key_note)
     checks: list[Callable[[zipfile.ZipFile, list[str], dict[str, Any]], Check]] = [
         _check_files,
@@ -144,8 +144,11 @@ def _parse(raw: bytes | None) -> dict[str, Any] | None:
         manifest = json.loads(raw) if raw is not None else None
     except ValueError:
         return None
-    ours = isinstance(manifest, dict) and manifest.get("format") == FORMAT
-    return manifest if ours else None
+    if not isinstance(manifest, dict):
+        return None
+    ours = manifest.get("format") == FORMAT
+    # A newer format may hold what this verifier cannot check: it fails rather than guesses.
+    return manifest if ours and manifest.get("format_version") == FORMAT_VERSION else None
 
 
 def _guarded(
@@ -180,7 +183,7 @@ def _check_signature(
         return check, "key: none could be read"
     key_id = key_id_of(key)
     named = ((manifest or {}).get("signature") or {}).get("key_id")
-    if named != key_id:
+    if manifest is not None and named != key_id:
         origin = PUBLIC_KEY if given is None else "--public-key"
         check.fail(origin, f"is key {key_id}, but the manifest says it was signed by {named}")
     if raw is not None and signature is not None and not verify_signature(key, signature, raw):

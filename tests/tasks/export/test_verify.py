@@ -85,6 +85,17 @@ def test_a_replaced_public_key_is_named(signed_bundle: BuiltBundle, tmp_path: Pa
     assert "public_key.pem" in _failing(verify_bundle(tampered))
 
 
+def test_a_manifest_of_another_format_version_is_not_guessed_at(
+    signed_bundle: BuiltBundle, tmp_path: Path
+) -> None:
+    manifest = json.loads(_member(signed_bundle, "manifest.json"))
+    changed = {"manifest.json": json.dumps({**manifest, "format_version": 2}).encode()}
+    newer = rewrite_bundle(signed_bundle.path, tmp_path / "v.zip", changed, signed_bundle.key)
+    verdict = verify_bundle(newer)
+    assert _failing(verdict) == ["manifest.json"]
+    assert "not JSON of ves-evidence-bundle version 1" in verdict.lines()[1]
+
+
 def test_a_wrong_public_key_fails_the_signature(signed_bundle: BuiltBundle) -> None:
     wrong = SigningKey.generate()
     verdict = verify_bundle(signed_bundle.path, wrong.public_key_pem.encode())
