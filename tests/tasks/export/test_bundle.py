@@ -8,6 +8,7 @@ import hashlib
 import json
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 
 from storage.spans import canonical_json, canonical_sha256
 from tasks.export.bundle import BundleMeta, BundleWriter
-from tests.fixtures.bundles import SPANS, BuiltBundle, span_document
+from tests.fixtures.bundles import SPANS, BuiltBundle, rewrite_bundle, span_document
 from ves.signing import SigningKey
 
 
@@ -109,3 +110,24 @@ def test_a_span_whose_hash_is_not_its_own_is_refused(tmp_path: Path) -> None:
         entry = bundle.add_span({**document, "sha256": canonical_sha256(document)})
         assert entry.sha256 == canonical_sha256(document)
         bundle.abort()
+
+
+def test_the_readme_script_verifies_a_bundle_and_names_a_changed_file(
+    signed_bundle: BuiltBundle, tmp_path: Path
+) -> None:
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    after = readme.split("Or in a few lines of Python", 1)[1]
+    script = tmp_path / "check.py"
+    script.write_text(after.split("```python\n", 1)[1].split("```", 1)[0])
+    key = tmp_path / "service.pem"
+    key.write_text(signed_bundle.key.public_key_pem)
+    changed = rewrite_bundle(signed_bundle.path, tmp_path / "t.zip", {"cost.json": b"{}"})
+
+    def run(bundle: Path) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, str(script), str(bundle), str(key)]
+        return subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
+
+    good = run(signed_bundle.path)
+    assert good.returncode == 0 and good.stdout.endswith("- failing: none\n"), good.stderr
+    bad = run(changed)
+    assert bad.returncode == 1 and bad.stdout.endswith("- failing: ['cost.json']\n")
