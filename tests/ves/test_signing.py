@@ -6,6 +6,7 @@ import hashlib
 import multiprocessing
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -16,8 +17,9 @@ from ves.settings import Settings
 from ves.signing import KeyRing, SigningKey, load_public_key, verify_signature
 
 
-def _active_key_id(keys_dir: str) -> str:
-    return KeyRing(Path(keys_dir)).active().key_id
+def _race(keys_dir: Path, start: Any, out: Any) -> None:
+    start.wait()  # every process asks for the key at the same moment
+    out.put(KeyRing(keys_dir).active().key_id)
 
 
 def test_the_key_is_made_on_first_use_private_and_stable(tmp_path: Path) -> None:
@@ -36,12 +38,18 @@ def test_the_key_is_made_on_first_use_private_and_stable(tmp_path: Path) -> None
 
 
 def test_processes_starting_at_once_share_one_key(tmp_path: Path) -> None:
-    keys_dir = str(tmp_path / "keys")
-    with multiprocessing.get_context("fork").Pool(6) as pool:
-        ids = pool.map(_active_key_id, [keys_dir] * 12)
-    assert len(set(ids)) == 1
-    names = sorted(p.name for p in (tmp_path / "keys").iterdir())
-    assert names == ["active.pem", ids[0].split(":")[1] + ".json"]
+    fork = multiprocessing.get_context("fork")
+    for attempt in range(5):
+        keys_dir, start, out = tmp_path / f"keys{attempt}", fork.Barrier(6), fork.Queue()
+        racers = [fork.Process(target=_race, args=(keys_dir, start, out)) for _ in range(6)]
+        for racer in racers:
+            racer.start()
+        ids = {out.get(timeout=60) for _ in racers}
+        for racer in racers:
+            racer.join(timeout=60)
+        assert len(ids) == 1
+        names = {p.name for p in keys_dir.iterdir()}
+        assert names == {"active.pem", ids.pop().split(":")[1] + ".json"}  # no temporary file
 
 
 def test_rotation_keeps_the_old_public_key_so_old_signatures_verify(tmp_path: Path) -> None:
