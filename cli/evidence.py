@@ -32,9 +32,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_signing_key_rotate(settings: Settings, args: argparse.Namespace) -> int:
-    old, new = KeyRing.from_settings(settings).rotate()
+    ring = KeyRing.from_settings(settings)
+    old, new = ring.rotate()
     print(f"retired {old.key_id} (its public key stays listed; bundles it signed still verify)")
     print(f"active  {new.key_id}")
+    if settings.signing_key_file is not None:
+        print(f"copy {ring.key_file} to every machine that signs (README, Scaling out)")
     return 0
 
 

@@ -125,7 +125,18 @@ class PublicKeyRecord:
 
 def _write_private(path: Path, data: bytes, *, exclusive: bool) -> bool:
     """Write ``data`` to ``path`` (mode 0600) whole or not at all; with ``exclusive``, only if
-    no file is there (False when another process made it first)."""
+    no file is there (False when another process made it first).
+
+    Raises:
+        VesError: the folder cannot be written (the error says which).
+    """
+    try:
+        return _write_whole(path, data, exclusive)
+    except OSError as exc:
+        raise VesError(f"cannot write the signing key file {path}: {exc.strerror or exc}") from exc
+
+
+def _write_whole(path: Path, data: bytes, exclusive: bool) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # mkstemp: mode 0600
     try:

@@ -89,3 +89,9 @@ def test_a_key_file_that_is_not_an_ed25519_private_key_is_refused(tmp_path: Path
         (tmp_path / "k.pem").write_bytes(content)
         with pytest.raises(VesError, match=why):
             KeyRing(tmp_path / "keys", tmp_path / "k.pem").active()
+
+
+def test_a_key_folder_that_cannot_be_written_is_an_error_of_the_service(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(VesError, match="cannot write the signing key file"):
+        KeyRing(tmp_path / "file" / "keys").active()
