@@ -40,8 +40,13 @@ def span_document(row: dict[str, Any], video_id: str, run_id: str) -> dict[str, 
     }
 
 
+def canonical_json(document: dict[str, Any]) -> bytes:
+    """``document`` as canonical JSON: sorted keys, no white space, UTF-8 (not ASCII-escaped)."""
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode()
+
+
 def canonical_sha256(document: dict[str, Any]) -> str:
     """SHA-256 of ``document`` as canonical JSON, ignoring any ``sha256`` key at its top."""
     body = {k: v for k, v in document.items() if k != "sha256"}
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return hashlib.sha256(canonical_json(body)).hexdigest()
