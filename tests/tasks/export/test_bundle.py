@@ -55,7 +55,7 @@ def test_the_manifest_lists_every_file_as_it_is_in_the_zip(signed_bundle: BuiltB
         "evidence_id": "ev_b",
         "path": "clips/ev_b.mp4",
         "source_start_s": 2.0,
-        "source_end_s": 3.0,
+        "source_end_s": 2.95,  # the window ends half a frame before frame 30
         "thumbnail_times_s": [2.5],
     }
 
