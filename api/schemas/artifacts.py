@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+from storage.review_notes import Verdict
 
 
 class ObjectPublic(BaseModel):
@@ -92,14 +94,30 @@ class EvidenceFrame(BaseModel):
 
 
 class ReviewNote(BaseModel):
+    """A note on a span: the service's own (``author`` "system", written by the run, no
+    ``verdict``) or a person's (``author`` "key:<key_id>", with ``verdict`` and ``supersedes``,
+    the note it replaces)."""
+
     note_id: str
-    author: str
+    author: str = Field(examples=["system", "key:key_01m7zbsdnaq33qybzby9qpkjxt"])
     text: str
     created_at: str
+    verdict: Verdict | None = None
+    supersedes: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_person_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A system note is answered exactly as its run published it (its hash covers it)."""
+        data: dict[str, Any] = handler(self)
+        if self.verdict is None:
+            data.pop("verdict", None)
+            data.pop("supersedes", None)
+        return data
 
 
 class EvidenceSpan(BaseModel):
-    """A traceable span; ``sha256`` is that of its canonical JSON without ``sha256``."""
+    """A traceable span; ``sha256`` is that of its canonical JSON without ``sha256`` (as
+    served, people's notes included); ``published_sha256`` is the hash its run published."""
 
     evidence_id: str
     start_s: float
@@ -110,6 +128,13 @@ class EvidenceSpan(BaseModel):
     frames: list[EvidenceFrame]
     review_notes: list[ReviewNote]
     source_sha256: str
+    verdict: Verdict | None = Field(
+        description="The verdict of the span's newest review note by a person; null without one."
+    )
+    published_sha256: str = Field(
+        description="The span's sha256 as its run published it: that of the served span without "
+        "`sha256`, `published_sha256`, `verdict` and the notes that have a `verdict`."
+    )
     sha256: str
 
 
