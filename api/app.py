@@ -12,7 +12,17 @@ from api.middleware import RequestGuardMiddleware
 from api.openapi_doc import install_exact_openapi
 from api.problems import install_problem_handlers
 from api.read_cache import ReadCache
-from api.routes import artifacts, ask, billing, dashboard, health, onboarding, runs, videos
+from api.routes import (
+    artifacts,
+    ask,
+    billing,
+    dashboard,
+    health,
+    notes,
+    onboarding,
+    runs,
+    videos,
+)
 from ask.phrasing import LlmPhraser
 from ask.world import WorldCache
 from flows.orchestrator import PrefectSubmitter, Submitter
@@ -74,6 +84,7 @@ def create_app(
     app.include_router(videos.router)
     app.include_router(runs.router)
     app.include_router(artifacts.router)
+    app.include_router(notes.router)
     app.include_router(ask.router)
     app.include_router(billing.router)
     app.include_router(onboarding.router)

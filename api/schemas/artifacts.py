@@ -3,9 +3,10 @@ schemas in ``storage.schemas`` by a test, so the API and the files cannot drift 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from typing_extensions import TypedDict
 
 from storage.review_notes import Verdict
 
@@ -93,6 +94,18 @@ class EvidenceFrame(BaseModel):
     sha256: str
 
 
+class ReviewNoteJson(TypedDict):
+    """A review note as answered (the serializer's return type, hence its documented schema):
+    people's notes have ``verdict`` and ``supersedes``, the service's own have neither."""
+
+    note_id: str
+    author: str
+    text: str
+    created_at: str
+    verdict: NotRequired[Verdict]
+    supersedes: NotRequired[str | None]
+
+
 class ReviewNote(BaseModel):
     """A note on a span: the service's own (``author`` "system", written by the run, no
     ``verdict``) or a person's (``author`` "key:<key_id>", with ``verdict`` and ``supersedes``,
@@ -106,9 +119,9 @@ class ReviewNote(BaseModel):
     supersedes: str | None = None
 
     @model_serializer(mode="wrap")
-    def _without_person_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _without_person_fields(self, handler: SerializerFunctionWrapHandler) -> ReviewNoteJson:
         """A system note is answered exactly as its run published it (its hash covers it)."""
-        data: dict[str, Any] = handler(self)
+        data: ReviewNoteJson = handler(self)
         if self.verdict is None:
             data.pop("verdict", None)
             data.pop("supersedes", None)
