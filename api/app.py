@@ -18,6 +18,7 @@ from api.routes import (
     billing,
     dashboard,
     health,
+    notes,
     onboarding,
     runs,
     signing_keys,
@@ -85,6 +86,7 @@ def create_app(
     app.include_router(videos.router)
     app.include_router(runs.router)
     app.include_router(artifacts.router)
+    app.include_router(notes.router)
     app.include_router(ask.router)
     app.include_router(billing.router)
     app.include_router(onboarding.router)

@@ -5,13 +5,14 @@ thumbnails as published, and a clip cut from the source around it (``cut.py``: e
 the window at its source time, so each thumbnail's time is a frame of the clip); then the parts
 of the scene graph and the timeline the spans belong to, the run's ``cost.json`` and manifest,
 where the source came from (``source.json``), and the records the caller passes (the video's
-audit trail, the spans' review notes). The source must be the one the run analysed: its sha256
-is checked against the run's before anything is cut.
+audit trail; the spans' review notes, which the spans also show as the evidence view serves them,
+with ``published_sha256`` proving what the run published). The source must be the one the run
+analysed: its sha256 is checked against the run's before anything is cut.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from storage.artifacts import COST, THUMBS, read_manifest
 from storage.blobs import BlobStore
 from storage.reads import ArtifactReader
 from storage.records import Run
+from storage.review_notes import ReviewNote
 from storage.views import evidence_of, scene_graph_of, timeline_of
 from tasks.export.bundle import BundleMeta, BundleWriter, SealedBundle
 from tasks.export.cut import clip_window, cut_clip
@@ -57,7 +59,7 @@ class ExportRequest:
     provenance: Mapping[str, Any]  # how the source was obtained: kind, url, when, by which key
     selection: Selection = Selection()
     audit: Sequence[Mapping[str, Any]] = ()
-    notes_of: Callable[[str], Sequence[Mapping[str, Any]]] = lambda _evidence_id: ()
+    notes: Mapping[str, list[ReviewNote]] = field(default_factory=dict)  # by evidence id
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -115,7 +117,8 @@ def write_export(
         SourceInvalid: the source is not the one the run analysed, or does not decode.
     """
     run, path = request.run, request.run.artifacts_path or ""
-    spans = select_spans(evidence_of(reader, run)["spans"], request.selection)
+    served = evidence_of(reader, run, dict(request.notes))["spans"]  # as the API shows them
+    spans = select_spans(served, request.selection)
     _check_source(request, spans)
     cost = reader.document(path, COST)
     with BundleWriter(target) as bundle:
@@ -127,7 +130,7 @@ def write_export(
         bundle.add_json("source.json", {**request.provenance, "sha256": request.source_sha256})
         bundle.add_json("run_manifest.json", read_manifest(store, reader.run_key(path)))
         bundle.add_jsonl("audit.jsonl", request.audit)
-        notes = [n for s in spans for n in request.notes_of(s["evidence_id"])]
+        notes = [n.as_dict() for s in spans for n in request.notes.get(s["evidence_id"], [])]
         bundle.add_jsonl("notes.jsonl", notes)
         meta = BundleMeta(request.export_id, run.video_id, run.run_id, extra=request.extra)
         return bundle.close(key, meta)

@@ -16,7 +16,9 @@ from storage.blobs import open_blob_store
 from storage.catalog import Catalog
 from storage.reads import ArtifactReader
 from storage.records import Run
+from storage.review_notes import NewNote, ReviewNoteStore
 from storage.runs import RunStore
+from storage.spans import canonical_sha256, published_form
 from tasks.export.stage import ExportRequest, Selection, write_export
 from tasks.export.verify import verify_bundle
 from tests.flows.conftest import QueueRun
@@ -62,15 +64,28 @@ def _export(
 
 
 def test_an_export_of_every_span_verifies_with_the_services_key(
-    settings: Settings, processed: tuple[Run, Path, str], tmp_path: Path
+    settings: Settings, catalog: Catalog, processed: tuple[Run, Path, str], tmp_path: Path
 ) -> None:
-    notes = {"n": [{"note_id": "note_1", "text": "seen", "verdict": "confirmed"}]}
+    run = processed[0]
+    first = ArtifactReader(open_blob_store(settings)).rows(run.artifacts_path or "", "evidence")[0]
+    notes = ReviewNoteStore(catalog)
+    note = notes.add(
+        NewNote(
+            run.tenant_id,
+            run.video_id,
+            run.run_id,
+            first["evidence_id"],
+            "key_1",
+            "at the door",
+            "confirmed",
+        )
+    )
     bundle, key = _export(
         settings,
         processed,
         tmp_path,
         audit=[{"seq": 1, "action": "GET evidence"}],
-        notes_of=lambda evidence_id: notes["n"],
+        notes=notes.for_run(run.run_id),
     )
 
     verdict = verify_bundle(bundle, key.public_key_pem.encode())
@@ -83,7 +98,11 @@ def test_an_export_of_every_span_verifies_with_the_services_key(
         noted = [json.loads(line) for line in archive.read("notes.jsonl").splitlines()]
     spans = manifest["spans"]
     assert audit == [{"seq": 1, "action": "GET evidence"}]
-    assert noted == notes["n"] * len(spans)  # each span's notes, in span order
+    assert noted == [note.as_dict()]
+    with zipfile.ZipFile(bundle) as archive:
+        noted_span = json.loads(archive.read(f"spans/{first['evidence_id']}.json"))
+    assert noted_span["verdict"] == "confirmed"
+    assert canonical_sha256(published_form(noted_span)) == noted_span["published_sha256"]
     assert spans and all(f"clips/{s['evidence_id']}.mp4" in names for s in spans)
     shown = {json.loads(zipfile.ZipFile(bundle).read(s["path"])).get("object_id") for s in spans}
     assert {o["object_id"] for o in graph["objects"]} == shown - {None}
