@@ -17,6 +17,7 @@ from api.routes import (
     ask,
     billing,
     dashboard,
+    exports,
     health,
     notes,
     onboarding,
@@ -87,6 +88,7 @@ def create_app(
     app.include_router(runs.router)
     app.include_router(artifacts.router)
     app.include_router(notes.router)
+    app.include_router(exports.router)
     app.include_router(ask.router)
     app.include_router(billing.router)
     app.include_router(onboarding.router)

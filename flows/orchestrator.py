@@ -45,6 +45,7 @@ from prefect.states import Completed, Crashed
 
 from storage.artifacts import RunLayout, discard_run
 from storage.blobs import open_blob_store
+from storage.exports import Export, ExportStore
 from storage.records import Run
 from storage.runs import RunFailure, RunStore
 from ves.clock import to_rfc3339, utc_now
@@ -52,6 +53,7 @@ from ves.errors import Unavailable
 from ves.settings import Settings
 
 DEPLOYMENT = "process-video/process-video"
+EXPORT_DEPLOYMENT = "export-evidence/export-evidence"
 WORK_POOL = "ves-process"
 _SUBMIT_GRACE_S = 120.0
 _ENDED_BADLY = {
@@ -76,6 +78,8 @@ class Submitter(Protocol):
     """Hands a queued run to whatever processes it."""
 
     async def submit(self, run: Run, *, concurrency: int) -> str: ...
+
+    async def submit_export(self, export: Export) -> str: ...
 
     async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]: ...
 
@@ -114,6 +118,23 @@ class PrefectSubmitter:
             self._deployment_id = None
             self._queue_limits.clear()
             raise Unavailable(f"the orchestrator cannot take the run now ({exc})") from exc
+        return str(flow_run.id)
+
+    async def submit_export(self, export: Export) -> str:
+        """Create the flow run of an export (the pool's default queue); returns its id.
+        Raises ``Unavailable`` if Prefect is down."""
+        try:
+            async with get_client() as client:
+                deployment = await client.read_deployment_by_name(EXPORT_DEPLOYMENT)
+                flow_run = await client.create_flow_run_from_deployment(
+                    deployment.id,
+                    parameters={"params": {"export_id": export.export_id}},
+                    name=export.export_id,
+                    tags=["ves", f"tenant:{export.tenant_id}", f"video:{export.video_id}"],
+                    idempotency_key=export.export_id,
+                )
+        except (PrefectException, httpx.HTTPError, RuntimeError) as exc:
+            raise Unavailable(f"the orchestrator cannot take the export now ({exc})") from exc
         return str(flow_run.id)
 
     async def _ensure_queue(self, client: PrefectClient, name: str, limit: int) -> None:
@@ -225,6 +246,29 @@ async def reap(settings: Settings, runs: RunStore, submitter: Submitter) -> list
     if failed:
         log.warning("reaper failed %d stopped run(s): %s", len(failed), ", ".join(failed))
     await close_flow_runs(settings, runs, submitter)
+    await reap_exports(ExportStore(runs.catalog), submitter)
+    return failed
+
+
+async def reap_exports(exports: ExportStore, submitter: Submitter) -> list[str]:
+    """Fail the exports whose flow run crashed, failed or was cancelled, and those never handed
+    to the orchestrator; returns their ids."""
+    active = exports.active()
+    asked = [e.flow_run_id for e in active if e.flow_run_id]
+    bad = await submitter.ended_badly(asked) if asked else {}
+    cutoff = to_rfc3339(utc_now() - timedelta(seconds=_SUBMIT_GRACE_S))
+    failed = []
+    for export in active:
+        if export.flow_run_id in bad:
+            message = bad[export.flow_run_id].replace("execute the video again", "export again")
+        elif export.flow_run_id is None and export.created_at < cutoff:
+            message = "the export never reached the orchestrator; export again"
+        else:
+            continue
+        if exports.fail(export.export_id, "processing_stopped", message):
+            failed.append(export.export_id)
+    if failed:
+        log.warning("reaper failed %d stopped export(s): %s", len(failed), ", ".join(failed))
     return failed
 
 

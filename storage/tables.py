@@ -147,3 +147,26 @@ review_notes = sa.Table(
     sa.CheckConstraint("verdict IN ('confirmed', 'rejected', 'needs_review')"),
     sa.UniqueConstraint("run_id", "evidence_id", "position", name="review_notes_span_position"),
 )
+
+exports = sa.Table(
+    "exports",
+    metadata,
+    _text("export_id", primary_key=True),
+    _text("tenant_id", sa.ForeignKey("tenants.tenant_id"), nullable=False),
+    _text("video_id", sa.ForeignKey("videos.video_id"), nullable=False),
+    _text("run_id", sa.ForeignKey("runs.run_id"), nullable=False),
+    _text("key_id"),  # the API key that asked for it
+    _text("state", nullable=False),
+    _text("params_json", nullable=False, server_default=sa.text("'{}'")),
+    _text("flow_run_id"),
+    _text("bundle_key"),
+    sa.Column("bundle_bytes", BYTES),
+    _text("bundle_sha256"),
+    _text("signing_key_id"),
+    _text("error_code"),
+    _text("error_message"),
+    _text("created_at", nullable=False),
+    _text("finished_at"),
+    sa.CheckConstraint("state IN ('queued', 'running', 'succeeded', 'failed')"),
+    sa.Index("exports_video", "video_id", "export_id"),
+)

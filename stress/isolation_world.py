@@ -20,6 +20,7 @@ import httpx
 from api.operations.videos import encode_cursor
 from flows.process_video import ProcessVideoParams, process_video
 from storage.catalog import Catalog
+from storage.exports import Export, ExportStore
 from storage.records import Run
 from storage.runs import RunStore
 from storage.tenants import TenantStore
@@ -45,6 +46,7 @@ class TenantWorld:
     upload_video_id: str
     evidence_id: str = ""
     thumb: str = ""  # a thumbnail's file name, as the evidence view links it
+    export_id: str = ""  # a queued export of the video's run
 
     @property
     def headers(self) -> dict[str, str]:
@@ -61,6 +63,7 @@ class TenantWorld:
             "upload_video_id": self.upload_video_id,
             "evidence_id": self.evidence_id,
             "thumb": self.thumb,
+            "export_id": self.export_id,
         }
 
 
@@ -90,8 +93,16 @@ def make_tenant(catalog: Catalog, clip: Path, name: str) -> TenantWorld:
     if runs.get(run.run_id).state != "succeeded":
         raise RuntimeError(f"the run of {name}'s clip did not succeed: {runs.get(run.run_id)}")
     waiting = videos.create(NewVideo(tenant.tenant_id, title, "upload", None, upload))
+    export = ExportStore(catalog).create(tenant.tenant_id, video.video_id, run.run_id, None, {})
     return TenantWorld(
-        name, tenant.tenant_id, key, title, video.video_id, run.run_id, waiting.video_id
+        name,
+        tenant.tenant_id,
+        key,
+        title,
+        video.video_id,
+        run.run_id,
+        waiting.video_id,
+        export_id=export.export_id,
     )
 
 
@@ -121,6 +132,9 @@ class RefusingSubmitter(QuietSubmitter):
 
     async def submit(self, run: Run, *, concurrency: int) -> str:
         raise Unavailable(f"the isolation matrix queued run {run.run_id}")
+
+    async def submit_export(self, export: Export) -> str:
+        raise Unavailable(f"the isolation matrix queued export {export.export_id}")
 
 
 @dataclass(frozen=True)
@@ -162,6 +176,7 @@ FILLERS: dict[str, Callable[[TenantWorld, TenantWorld], list[Choice]]] = {
     "run_id": lambda a, b: _choices(b.run_id, A=a.run_id),
     "name": lambda a, b: _choices(b.thumb, A=a.thumb),  # a thumbnail's file name
     "evidence_id": lambda a, b: _choices(b.evidence_id, A=a.evidence_id),
+    "export_id": lambda a, b: _choices(b.export_id, A=a.export_id),
     "cursor": lambda a, b: _cursors(a),
 }
 # Parameters that name no record of their own: the control need not be "not found".

@@ -1,0 +1,53 @@
+"""Asking for an export and reading it, shared by the routes and the MCP ``export_evidence``
+tool so both check the same things.
+
+An export names the video's newest succeeded run at the time it is asked for (409 before any
+run succeeded, as the artifacts routes answer); the selection's evidence ids must be spans of
+that run (checked by the flow, which fails the export naming the unknown ids). Exports are not
+counted against the plan yet: their cost is a few clips' encoding, and the bundle's bytes are
+not part of `storage_bytes`.
+"""
+
+from __future__ import annotations
+
+from anyio import to_thread
+
+from api.schemas.exports import ExportCreate, ExportPublic
+from flows.orchestrator import Submitter
+from storage.exports import ExportStore
+from storage.records import Tenant
+from storage.views import RunViews
+from ves.errors import Unavailable
+
+
+async def queue_export(
+    tenant: Tenant,
+    video_id: str,
+    body: ExportCreate | None,
+    views: RunViews,
+    submitter: Submitter,
+) -> ExportPublic:
+    """Record a queued export of the video's served run and hand it to the orchestrator."""
+    run = await to_thread.run_sync(views.run_of, tenant.tenant_id, video_id)
+    exports = ExportStore(views.runs.catalog)
+    params = (body or ExportCreate()).model_dump(mode="json", exclude_none=True)
+    export = await to_thread.run_sync(
+        exports.create, tenant.tenant_id, video_id, run.run_id, tenant.key_id, params
+    )
+    try:
+        flow_run_id = await submitter.submit_export(export)
+    except Unavailable:
+        message = "the orchestrator could not take the export; export again"
+        await to_thread.run_sync(
+            exports.fail, export.export_id, "orchestrator_unavailable", message
+        )
+        raise
+    await to_thread.run_sync(exports.set_flow_run, export.export_id, flow_run_id)
+    return ExportPublic.of(exports.get(export.export_id))
+
+
+def read_export(tenant: Tenant, video_id: str, export_id: str, views: RunViews) -> ExportPublic:
+    """The tenant's export of that video (another's, or another video's, is not found)."""
+    views.videos.get(tenant.tenant_id, video_id)  # 404 for a video that is not the tenant's
+    exports = ExportStore(views.runs.catalog)
+    return ExportPublic.of(exports.of_video(tenant.tenant_id, video_id, export_id))

@@ -1,0 +1,103 @@
+"""Exports: signed evidence bundles that anyone can verify offline (issue 16, chain of custody).
+
+`POST .../exports` queues one (202; a Prefect flow, `export-evidence`, makes it: its state is
+visible here and in the Prefect UI); `GET .../exports/{export_id}` tells where it stands and,
+once it succeeded, the bundle's size, sha256 and signing key; `GET .../bundle` downloads the zip.
+Check it with `ves verify BUNDLE.zip --public-key KEY.pem` (README, "Evidence bundles").
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body
+from fastapi.responses import StreamingResponse
+
+from api.deps import StoreDep, SubmitterDep, TenantDep, ViewsDep
+from api.operations.exports import queue_export, read_export
+from api.problems import problem_responses
+from api.schemas.exports import ExportCreate, ExportPublic
+from storage.exports import ExportStore
+from ves.errors import NotReady
+
+router = APIRouter(tags=["exports"])
+
+_BASE = "/api/product/videos/{video_id}/exports"
+EXPORT_EXAMPLES: dict[str, Any] = {
+    "all": {"summary": "Every span of the served run", "value": {}},
+    "spans": {
+        "summary": "Chosen spans",
+        "value": {"evidence_ids": ["ev_01m7zbsdnj1ww6bq0c0c9d3bx2"]},
+    },
+    "range": {"summary": "Spans within a time range", "value": {"start_s": 12.0, "end_s": 30.0}},
+}
+
+
+@router.post(
+    _BASE,
+    status_code=202,
+    summary="Export evidence as a signed bundle",
+    description=(
+        "Queues an export of the video's newest succeeded run: the chosen spans (all, by id, or "
+        "overlapping a time range) as canonical JSON with their thumbnails, a clip (MP4) cut "
+        "from the source around each span whose frames keep their source times, the parts of "
+        "the scene graph and timeline the spans belong to, `cost.json`, the run's manifest, "
+        "where the source came from, review notes and the video's audit records, listed with "
+        "their sha256 in a `manifest.json` signed with the service's Ed25519 key. The source is "
+        "fetched again and must be the file the run analysed. 409 before any run succeeded; "
+        "503 when the orchestrator cannot take it (nothing is left queued)."
+    ),
+    responses=problem_responses(400, 401, 404, 409, 415, 422, 503),
+)
+async def create_export(
+    video_id: str,
+    tenant: TenantDep,
+    views: ViewsDep,
+    submitter: SubmitterDep,
+    body: Annotated[ExportCreate | None, Body(openapi_examples=EXPORT_EXAMPLES)] = None,
+) -> ExportPublic:
+    return await queue_export(tenant, video_id, body, views, submitter)
+
+
+@router.get(
+    f"{_BASE}/{{export_id}}",
+    summary="An export and where it stands",
+    description=(
+        "`queued`, `running`, `succeeded` (with the bundle's bytes, sha256, signing key id and "
+        "download URL) or `failed` (with `error {code, message}`). Another tenant's export, or "
+        "one of another video, answers 404 as an unknown id."
+    ),
+    responses=problem_responses(401, 404),
+)
+def get_export(video_id: str, export_id: str, tenant: TenantDep, views: ViewsDep) -> ExportPublic:
+    return read_export(tenant, video_id, export_id, views)
+
+
+@router.get(
+    f"{_BASE}/{{export_id}}/bundle",
+    summary="Download an export's bundle",
+    description=(
+        "The zip (`application/zip`) of a succeeded export; 409 `not_ready` before. Its sha256 "
+        "is the export's `bundle.sha256`; verify it offline with `ves verify`."
+    ),
+    response_class=StreamingResponse,
+    responses={
+        200: {"content": {"application/zip": {}}, "description": "The bundle."},
+        **problem_responses(401, 404, 409),
+    },
+)
+def download_bundle(
+    video_id: str, export_id: str, tenant: TenantDep, views: ViewsDep, store: StoreDep
+) -> StreamingResponse:
+    export = read_export(tenant, video_id, export_id, views)
+    if export.bundle is None:
+        raise NotReady(f"export {export_id} is {export.state}; its bundle is not ready")
+    key = ExportStore(views.runs.catalog).get(export_id).bundle_key or ""
+    return StreamingResponse(
+        store.iter_bytes(key),
+        media_type="application/zip",
+        headers={
+            "Content-Disposition": f'attachment; filename="{export_id}.zip"',
+            "Content-Length": str(export.bundle.bytes),
+        },
+    )

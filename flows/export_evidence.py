@@ -1,0 +1,123 @@
+"""The ``export-evidence`` flow: one export of a video's run into a signed bundle.
+
+It takes the export (``queued`` -> ``running``), fetches the video's source again (an upload from
+the blob store, a URL or an HLS stream through the same SSRF guard and bounds as a run) and
+checks it is the file the run analysed, gathers the spans' review notes and the video's audit
+records, writes the bundle in a work folder (``tasks.export.stage.write_export``, signed with the
+service's key), then puts it in the blob store and records its size, sha256 and signing key
+(``succeeded``). Any failure ends the export ``failed`` with a reason, leaving no bundle.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger
+from pydantic import BaseModel
+
+from storage.artifacts import sha256_file
+from storage.blobs import BlobStore, open_blob_store
+from storage.catalog import Catalog
+from storage.exports import Bundle, Export, ExportStore, bundle_key
+from storage.reads import ArtifactReader
+from storage.records import Run, Video
+from storage.review_notes import ReviewNoteStore
+from storage.runs import RunStore
+from storage.videos import VideoStore
+from tasks.context import SourceRef
+from tasks.decode.stage import acquire_source
+from tasks.export.stage import ExportRequest, Selection, write_export
+from ves.errors import Conflict, VesError
+from ves.settings import Settings
+from ves.signing import KeyRing
+
+
+class ExportParams(BaseModel):
+    export_id: str
+
+
+@flow(name="export-evidence", persist_result=False, log_prints=False)
+def export_evidence(params: ExportParams) -> str:
+    """Make the bundle of one queued export."""
+    logger = get_run_logger()
+    settings = Settings()
+    exports = ExportStore(Catalog.from_settings(settings, migrate=False))
+    if not exports.start(params.export_id):
+        logger.warning("export %s is no longer queued; nothing to do", params.export_id)
+        return "skipped"
+    export = exports.get(params.export_id)
+    work = settings.work_root / "exports" / export.export_id
+    store = open_blob_store(settings)
+    try:
+        bundle = make_bundle(settings, exports.catalog, export, store, work)
+    except BaseException as exc:
+        exports.fail(export.export_id, *_failure_of(exc))
+        raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if not exports.succeed(export.export_id, bundle):
+        store.delete_prefix(bundle.key)  # failed meanwhile: its bundle must not outlive that
+        return "withdrawn"
+    logger.info("export %s: %d bytes, sha256 %s", export.export_id, bundle.size, bundle.sha256)
+    return bundle.key
+
+
+def make_bundle(
+    settings: Settings, catalog: Catalog, export: Export, store: BlobStore, work: Path
+) -> Bundle:
+    """Write the export's bundle and put it in the store under ``bundle_key``."""
+    run = RunStore(catalog).get(export.run_id)
+    if run.state != "succeeded" or run.expired_at:
+        raise Conflict(f"run {run.run_id} is no longer kept; execute the video again, then export")
+    video = VideoStore(catalog).get(export.tenant_id, export.video_id)
+    ref = SourceRef(video.source_type, video.source_url, video.source_path, video.source_sha256)
+    (work / "scratch").mkdir(parents=True, exist_ok=True)
+    source, sha, _ = acquire_source(ref, work / "scratch", settings, store)
+    signing_key = KeyRing.from_settings(settings).active()
+    request = ExportRequest(
+        export_id=export.export_id,
+        run=run,
+        source=source,
+        source_sha256=sha,
+        provenance=provenance(video, run),
+        selection=selection_of(export.params),
+        notes=ReviewNoteStore(catalog).for_run(run.run_id),
+        extra={"tenant_id": export.tenant_id, "requested_by": export.key_id, **export.params},
+    )
+    sealed = write_export(
+        request, ArtifactReader(store), store, signing_key, work / "bundle.zip", work
+    )
+    key = bundle_key(export.tenant_id, export.video_id, export.export_id)
+    store.put_file(sealed.path, key)
+    return Bundle(key, sealed.path.stat().st_size, sha256_file(sealed.path), sealed.key_id)
+
+
+def selection_of(params: Mapping[str, Any]) -> Selection:
+    return Selection(
+        tuple(params.get("evidence_ids") or ()), params.get("start_s"), params.get("end_s")
+    )
+
+
+def provenance(video: Video, run: Run) -> dict[str, Any]:
+    """How the source was obtained, as the catalog knows it."""
+    return {
+        "video_id": video.video_id,
+        "source_type": video.source_type,
+        "url": video.source_url,
+        "upload": video.upload,
+        "registered_at": video.created_at,
+        "source_sha256_recorded": video.source_sha256,
+        "source_bytes_recorded": video.source_bytes,
+        "analysed_by_run": run.run_id,
+        "run_started_at": run.started_at,
+        "run_finished_at": run.finished_at,
+    }
+
+
+def _failure_of(exc: BaseException) -> tuple[str, str]:
+    if isinstance(exc, VesError) and type(exc) is not VesError:
+        return exc.code, exc.detail
+    return "internal", "an internal error stopped the export; it has been logged"

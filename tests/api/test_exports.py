@@ -1,0 +1,103 @@
+"""Exports over real HTTP on a really processed video (the lobby, fetched by URL): queued with
+202, made by the ``export-evidence`` flow, downloaded, and verified offline by ``ves verify``
+against the key the API publishes; refused as they must be."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.api.conftest import InlineSubmitter
+from tests.api.test_videos import _problem
+from tests.cli.test_verify import _verify
+
+Executed = tuple[httpx.Client, str, dict[str, Any]]
+pytestmark = pytest.mark.slow
+
+
+def _exports(video_id: str) -> str:
+    return f"/api/product/videos/{video_id}/exports"
+
+
+def _finished(client: httpx.Client, url: str, timeout_s: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        export: dict[str, Any] = client.get(url).json()
+        if export["state"] in {"succeeded", "failed"}:
+            return export
+        time.sleep(0.2)
+    raise AssertionError(f"{url} did not finish")
+
+
+def test_an_export_downloads_and_verifies_offline_with_the_published_key(
+    executed: Executed, tmp_path: Path
+) -> None:
+    client, video_id, video = executed
+    view = client.get(f"/api/product/videos/{video_id}/evidence-view").json()
+    accepted = client.post(_exports(video_id))
+    assert accepted.status_code == 202, accepted.text
+    queued = accepted.json()
+    assert queued["state"] == "queued" and queued["run_id"] == video["latest_run"]["run_id"]
+    url = f"{_exports(video_id)}/{queued['export_id']}"
+
+    export = _finished(client, url)
+    assert export["state"] == "succeeded", export["error"]
+    download = client.get(export["bundle"]["download_url"])
+    assert download.status_code == 200 and download.headers["content-type"] == "application/zip"
+    assert hashlib.sha256(download.content).hexdigest() == export["bundle"]["sha256"]
+    (tmp_path / "evidence.zip").write_bytes(download.content)
+    keys = httpx.get(f"{client.base_url}/api/public/signing-keys").json()["keys"]
+    (active,) = [k for k in keys if k["key_id"] == export["bundle"]["signing_key_id"]]
+    (tmp_path / "service.pem").write_text(active["public_key_pem"])
+
+    checked = _verify(tmp_path, "evidence.zip", "--public-key", "service.pem")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    with zipfile.ZipFile(tmp_path / "evidence.zip") as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+        spans = [json.loads(archive.read(s["path"])) for s in manifest["spans"]]
+        source = json.loads(archive.read("source.json"))
+    by_id = {s["evidence_id"]: s for s in view["spans"]}
+    assert {s["evidence_id"]: s for s in spans} == by_id  # every span, exactly as served
+    assert source["url"] == video["source"]["url"] and source["sha256"] == spans[0]["source_sha256"]
+    assert manifest["export"]["export_id"] == queued["export_id"]
+
+
+def test_a_selection_of_an_unknown_span_fails_with_its_reason_and_has_no_bundle(
+    executed: Executed,
+) -> None:
+    client, video_id, _ = executed
+    accepted = client.post(_exports(video_id), json={"evidence_ids": ["ev_nope"]})
+    assert accepted.status_code == 202
+    url = f"{_exports(video_id)}/{accepted.json()['export_id']}"
+    export = _finished(client, url)
+    assert export["state"] == "failed" and export["bundle"] is None
+    assert export["error"] == {
+        "code": "invalid_request",
+        "message": "no evidence span ev_nope in the run",
+    }
+    _problem(client.get(f"{url}/bundle"), 409, "not_ready")
+
+
+def test_exports_are_refused_where_they_must_be(
+    executed: Executed, processing: Any, submitter: InlineSubmitter, lobby_media: Any
+) -> None:
+    client, video_id, _ = executed
+    _problem(
+        client.post(_exports(video_id), json={"start_s": 5, "end_s": 1}), 422, "validation_error"
+    )
+    _problem(client.post(_exports(video_id), json={"redact": ["faces"]}), 422, "validation_error")
+    other = processing("globex")
+    _problem(other.post(_exports(video_id)), 404, "not_found")
+    mine = client.post(_exports(video_id)).json()
+    _problem(other.get(f"{_exports(video_id)}/{mine['export_id']}"), 404, "not_found")
+    fresh = other.post("/api/videos/add", json={"url": lobby_media.url("lobby.mp4"), "title": "x"})
+    _problem(other.post(_exports(fresh.json()["video_id"])), 409, "not_ready")
+    submitter.down = True
+    _problem(client.post(_exports(video_id)), 503, "unavailable")
