@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from starlette.routing import Route
 
+from api.audit import AuditRecorder
 from api.auth import AuthFailures
 from api.lifespan import reaper_lifespan
 from api.mcp import mcp_endpoint
@@ -12,10 +13,21 @@ from api.middleware import RequestGuardMiddleware
 from api.openapi_doc import install_exact_openapi
 from api.problems import install_problem_handlers
 from api.read_cache import ReadCache
-from api.routes import artifacts, ask, billing, dashboard, health, onboarding, runs, videos
+from api.routes import (
+    artifacts,
+    ask,
+    audit,
+    billing,
+    dashboard,
+    health,
+    onboarding,
+    runs,
+    videos,
+)
 from ask.phrasing import LlmPhraser
 from ask.world import WorldCache
 from flows.orchestrator import PrefectSubmitter, Submitter
+from storage.audit import AuditLog
 from storage.blobs import open_blob_store
 from storage.catalog import Catalog
 from storage.reads import ArtifactReader
@@ -68,6 +80,7 @@ def create_app(
     app.state.read_cache = ReadCache(settings.read_cache_bytes)
     app.state.auth_failures = AuthFailures(settings.auth_fail_limit, settings.auth_fail_window_s)
     app.state.phraser = LlmPhraser.from_settings(settings)
+    app.state.audit = AuditRecorder(AuditLog(catalog))
     install_problem_handlers(app)
     app.add_middleware(RequestGuardMiddleware, settings=settings)
     app.include_router(health.router)
@@ -75,6 +88,7 @@ def create_app(
     app.include_router(runs.router)
     app.include_router(artifacts.router)
     app.include_router(ask.router)
+    app.include_router(audit.router)
     app.include_router(billing.router)
     app.include_router(onboarding.router)
     app.include_router(dashboard.router)

@@ -25,6 +25,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel
 
+from api.audit import AuditedRoute, note_ids
 from api.deps import ReadCacheDep, ReaderDep, RunsDep, StoreDep, TenantDep, VideosDep, ViewsDep
 from api.problems import problem_responses
 from api.read_cache import ReadCache, Rendered, cache_key, etag_of, respond_cached
@@ -34,7 +35,7 @@ from storage.records import Run
 from storage.views import RunViews, evidence_of, scene_graph_of, timeline_of
 from ves.errors import BlobNotFound, NotFound, NotReady
 
-router = APIRouter(tags=["artifacts"])
+router = APIRouter(tags=["artifacts"], route_class=AuditedRoute)
 
 _THUMB_NAME = re.compile(r"^ev_[0-9a-z]+_[0-9]{1,3}\.jpg$")
 _VALIDATOR_HEADERS: dict[str, Any] = {
@@ -173,6 +174,7 @@ def _document(
     """The document ``what`` of the video's newest readable run (asked of the catalog on every
     request: 404, 409 and expiry answer exactly as without the cache)."""
     run = views.run_of(tenant_id, video_id)
+    note_ids(request, run_id=run.run_id)
     read, model = _DOCUMENTS[what]
     return respond_cached(
         request,
