@@ -318,6 +318,14 @@ class Settings(BaseSettings):
             "publishing) is deleted by the retention sweep."
         ),
     )
+    audit_retention_days: int = Field(
+        365,
+        ge=1,
+        description=(
+            "Days audit records are kept (whatever the plan keeps artifacts): the retention sweep "
+            "deletes older ones from the start of each chain, leaving a checkpoint."
+        ),
+    )
     log_level: str = Field("info", description="Log level of the service processes.")
 
     @field_validator("storage_url")
