@@ -21,9 +21,12 @@ action and its record loses that record; the ERROR line and the count say so.
 
 from __future__ import annotations
 
+import atexit
 import logging
+import queue
 import threading
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from typing import Any
 
 from fastapi import Request, Response
@@ -35,6 +38,7 @@ from starlette.exceptions import HTTPException
 from api.auth import client_address
 from storage.audit import AuditEntry, AuditLog
 from storage.records import Tenant
+from ves.clock import now_rfc3339
 from ves.errors import VesError
 
 log = logging.getLogger("ves.api")
@@ -42,6 +46,16 @@ log = logging.getLogger("ves.api")
 TENANT_STATE = "ves_tenant"
 """Attribute of ``request.state`` holding the authenticated ``Tenant`` (``current_tenant``)."""
 _IDS_STATE = "ves_audit_ids"
+READ_METHODS = frozenset({"GET", "HEAD"})
+
+
+DEMO_KEY = "demo"
+"""``key_id`` of what the public onboarding does for a new demo workspace."""
+
+
+def act_as(request: Request, tenant: Tenant) -> None:
+    """Record the request in ``tenant``'s chain (routes without a key: the onboarding)."""
+    setattr(request.state, TENANT_STATE, tenant)
 
 
 def note_ids(request: Request, **ids: Any) -> None:
@@ -63,23 +77,66 @@ def status_of(error: BaseException) -> int:
 
 
 class AuditRecorder:
-    """Appends records to the catalog's audit log, failing open (see the module docstring)."""
+    """Appends records to the catalog's audit log, failing open (see the module docstring).
 
-    def __init__(self, audit: AuditLog) -> None:
+    ``record`` appends at once, in the caller's thread (writes: the answer waits for it).
+    ``enqueue`` hands the record to one writer thread and returns (reads): the thread appends
+    whatever is waiting in one transaction per tenant, so records of parallel reads share a
+    commit. ``flush`` waits until everything handed over is appended (the audit route does,
+    so its answer holds every call answered before it).
+    """
+
+    def __init__(self, audit: AuditLog, batch: int = 500) -> None:
         self.audit = audit
         self.failures = 0
+        self._batch = batch
+        self._queue: queue.Queue[AuditEntry] = queue.Queue()
         self._lock = threading.Lock()
+        self._writer: threading.Thread | None = None
 
     def record(self, entry: AuditEntry) -> None:
-        """Append ``entry``; a failure is logged and counted, never raised."""
+        """Append ``entry`` now; a failure is logged and counted, never raised."""
+        self._append([entry])
+
+    def enqueue(self, entry: AuditEntry) -> None:
+        """Hand ``entry`` to the writer thread (started on first use)."""
+        with self._lock:
+            if self._writer is None or not self._writer.is_alive():
+                self._writer = threading.Thread(target=self._write, name="audit", daemon=True)
+                self._writer.start()
+                atexit.register(self.flush)
+        self._queue.put(stamped(entry))
+
+    def flush(self, timeout_s: float = 10.0) -> bool:
+        """Wait until every enqueued record is appended (or lost); False on timeout."""
+        done = self._queue.all_tasks_done
+        with done:
+            return done.wait_for(lambda: self._queue.unfinished_tasks == 0, timeout_s)
+
+    def _write(self) -> None:
+        while True:
+            entries = [self._queue.get()]
+            while len(entries) < self._batch and not self._queue.empty():
+                entries.append(self._queue.get_nowait())
+            self._append(entries)
+            for _ in entries:
+                self._queue.task_done()
+
+    def _append(self, entries: list[AuditEntry]) -> None:
         try:
-            self.audit.append(entry)
-        except Exception:  # the answer goes out regardless (fail open)
+            self.audit.append_many(entries)
+        except Exception:  # the answers went out regardless (fail open)
             with self._lock:
-                self.failures += 1
+                self.failures += len(entries)
+            first = entries[0]
             log.exception(
-                "audit record lost (%d so far): %s %s", self.failures, entry.action, entry.video_id
+                "audit record lost (%d so far): %s %s", self.failures, first.action, first.video_id
             )
+
+
+def stamped(entry: AuditEntry) -> AuditEntry:
+    """``entry`` with the time it answered, if it has none yet."""
+    return entry if entry.at else replace(entry, at=now_rfc3339())
 
 
 def entry_for(
@@ -104,8 +161,12 @@ def _request_entry(request: Request, route: APIRoute, outcome: int) -> AuditEntr
 async def record_request(request: Request, route: APIRoute, outcome: int) -> None:
     """Append the record of a request that authenticated (others have no tenant to record)."""
     entry = _request_entry(request, route, outcome)
-    if entry is not None:
-        recorder: AuditRecorder = request.app.state.audit
+    if entry is None:
+        return
+    recorder: AuditRecorder = request.app.state.audit
+    if request.method in READ_METHODS:
+        recorder.enqueue(entry)
+    else:
         await run_in_threadpool(recorder.record, entry)
 
 

@@ -50,6 +50,7 @@ VideoId = Annotated[
     ),
 ]
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_WRITE_TOOLS = frozenset({"add_video", "execute_video", "ask_video"})  # recorded before answering
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,8 @@ def _record(caller: Caller, tool: str, result: CallToolResult, video_id: str) ->
     ids = {"video_id": video_id or None} if result.is_error else ids_of(document)
     ids.setdefault("video_id", video_id or None)
     entry = entry_for(caller.tenant, f"mcp:{tool}", outcome, ids, caller.client)
-    caller.state.audit.record(entry)
+    recorder = caller.state.audit
+    recorder.record(entry) if tool in _WRITE_TOOLS else recorder.enqueue(entry)
 
 
 def list_videos(

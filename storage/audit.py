@@ -73,6 +73,7 @@ class AuditEntry:
     video_id: str | None = None
     ids: dict[str, Any] = field(default_factory=dict)  # run_id, evidence_ids, ...
     client: str | None = None
+    at: str | None = None  # when the call answered (default: when appended)
 
 
 @dataclass(frozen=True)
@@ -169,12 +170,21 @@ class AuditLog:
 
     def append(self, entry: AuditEntry) -> AuditRecord:
         """Add ``entry`` at the head of its tenant's chain (one write transaction)."""
-        with self.catalog.write(lock=_chain_lock(entry.tenant_id)) as conn:
-            head = _head(conn, entry.tenant_id)
-            record = _link(entry, head)
-            values = {k: v for k, v in record.as_dict().items() if k != "ids"}
-            conn.execute(insert(audit_table).values(ids_json=json.dumps(record.ids), **values))
-        return record
+        return self.append_many([entry])[0]
+
+    def append_many(self, entries: list[AuditEntry]) -> list[AuditRecord]:
+        """Add ``entries`` in order, one write transaction per tenant (a group commit)."""
+        tenants = dict.fromkeys(e.tenant_id for e in entries)
+        records: list[AuditRecord] = []
+        for tenant_id in tenants:
+            mine = [e for e in entries if e.tenant_id == tenant_id]
+            with self.catalog.write(lock=_chain_lock(tenant_id)) as conn:
+                head = _head(conn, tenant_id)
+                for entry in mine:
+                    records.append(_link(entry, head))
+                    head = ChainHead(tenant_id, records[-1].seq, records[-1].hash)
+                conn.execute(insert(audit_table), [_row(r) for r in records[-len(mine) :]])
+        return records
 
     def head(self, tenant_id: str) -> ChainHead:
         """The newest link of the tenant's chain (what a client notes to detect truncation)."""
@@ -245,6 +255,11 @@ class AuditLog:
         return int(deleted)
 
 
+def _row(record: AuditRecord) -> dict[str, Any]:
+    values = {k: v for k, v in record.as_dict().items() if k != "ids"}
+    return {**values, "ids_json": json.dumps(record.ids)}
+
+
 def _link(entry: AuditEntry, head: ChainHead) -> AuditRecord:
     fields: dict[str, Any] = {
         "seq": head.seq + 1,
@@ -256,7 +271,7 @@ def _link(entry: AuditEntry, head: ChainHead) -> AuditRecord:
         "ids": entry.ids,
         "outcome": entry.outcome,
         "client": entry.client,
-        "at": now_rfc3339(),
+        "at": entry.at or now_rfc3339(),
     }
     return AuditRecord(**fields, prev_hash=head.hash, hash=chain_hash(head.hash, fields))
 

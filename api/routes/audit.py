@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
 
-from api.audit import AuditedRoute
+from api.audit import AuditedRoute, AuditRecorder
 from api.deps import CatalogDep, TenantDep, VideosDep
 from api.operations.videos import decode_cursor, encode_cursor
 from api.problems import problem_responses
@@ -49,16 +50,20 @@ def _is_seq(value: str) -> bool:
         **problem_responses(400, 401, 404, 422),
     },
 )
-def video_audit(
+async def video_audit(
     video_id: str,
+    request: Request,
     tenant: TenantDep,
     videos: VideosDep,
     catalog: CatalogDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
 ) -> AuditRecordsPublic:
-    videos.get(tenant.tenant_id, video_id)  # 404 for another tenant's video as for none
+    await run_in_threadpool(videos.get, tenant.tenant_id, video_id)  # 404 as for an unknown id
     before = int(decode_cursor(cursor, _is_seq)) if cursor else None
-    page = AuditLog(catalog).for_video(tenant.tenant_id, video_id, before, limit)
+    recorder: AuditRecorder = request.app.state.audit
+    await run_in_threadpool(recorder.flush)  # every read answered before this one is in
+    read = AuditLog(catalog).for_video
+    page = await run_in_threadpool(read, tenant.tenant_id, video_id, before, limit)
     after = encode_cursor(str(page.next_before)) if page.next_before is not None else None
     return AuditRecordsPublic.from_page(page, after)

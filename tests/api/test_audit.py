@@ -5,21 +5,38 @@ log never breaks a read."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
+from api.app import create_app
 from api.audit import AuditRecorder
 from storage.audit import GENESIS, AuditEntry, AuditLog, chain_hash
 from storage.catalog import Catalog
 from tests.api.test_mcp import call, ok
 from tests.api.test_videos import _problem
+from tests.fixtures.live_server import serve_app
+from ves.settings import Settings
 
 VIDEO = "/api/product/videos/{video_id}"
 # an upload to come: registered without contacting any source
 UPLOAD = {"filename": "lobby.mp4", "size_bytes": 1000, "content_type": "video/mp4"}
 BODY = {"title": "Lobby", "source_type": "upload", "upload": UPLOAD}
+
+
+@pytest.fixture
+def app(settings: Settings, catalog: Catalog) -> FastAPI:
+    return create_app(settings, catalog)
+
+
+@pytest.fixture
+def api_url(app: FastAPI) -> Iterator[str]:
+    """The API of ``app`` (so a test can flush its audit writer)."""
+    with serve_app(app) as url:
+        yield url
 
 
 def audit_of(client: httpx.Client, video_id: str, **params: Any) -> dict[str, Any]:
@@ -34,7 +51,7 @@ def _fields(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_each_call_on_a_video_is_recorded_newest_first_with_its_chain(
-    client: httpx.Client, catalog: Catalog
+    client: httpx.Client, catalog: Catalog, app: FastAPI
 ) -> None:
     video_id = client.post("/api/videos/add", json=BODY).json()["video_id"]
     assert client.get(f"/api/product/videos/{video_id}").status_code == 200
@@ -54,6 +71,7 @@ def test_each_call_on_a_video_is_recorded_newest_first_with_its_chain(
     assert body["data"][-1]["prev_hash"] == GENESIS
     assert body["chain_head"] == {"seq": 3, "hash": body["data"][0]["hash"]}
     assert body["next_cursor"] is None
+    assert app.state.audit.flush()
     (report,) = AuditLog(catalog).verify()
     assert report.ok and report.checked == 4  # the audit read itself, recorded after it answered
 
@@ -76,7 +94,7 @@ def test_pages_follow_the_cursor_and_a_bad_cursor_is_400(client: httpx.Client) -
 
 
 def test_another_tenants_video_is_404_and_failed_keys_leave_no_record(
-    client: httpx.Client, client_for: Any, anon: httpx.Client, catalog: Catalog
+    client: httpx.Client, client_for: Any, anon: httpx.Client, catalog: Catalog, app: FastAPI
 ) -> None:
     video_id = client.post("/api/videos/add", json=BODY).json()["video_id"]
     other = client_for("other")
@@ -86,23 +104,26 @@ def test_another_tenants_video_is_404_and_failed_keys_leave_no_record(
     assert anon.get(f"/api/product/videos/{video_id}").status_code == 401
     records = audit_of(client, video_id)["data"]
     assert [r["action"] for r in records] == ["POST /api/videos/add"]  # nothing of B's or anon's
+    assert app.state.audit.flush()
     reports = {r.tenant_id: r for r in AuditLog(catalog).verify()}
     assert [r.checked for r in reports.values()] == [2, 2] and all(r.ok for r in reports.values())
 
 
 class _Broken(AuditLog):
-    def append(self, entry: AuditEntry) -> Any:
+    def append_many(self, entries: list[AuditEntry]) -> Any:
         raise RuntimeError("the catalog is gone (test)")
 
 
 def test_a_failing_audit_log_never_breaks_the_answer(
-    client: httpx.Client, api_url: str, caplog: pytest.LogCaptureFixture
+    client: httpx.Client, app: FastAPI, catalog: Catalog, caplog: pytest.LogCaptureFixture
 ) -> None:
-    recorder = AuditRecorder(_Broken(Catalog.connect("sqlite:///:memory:")))
-    recorder.record(AuditEntry("ten_x", "key_x", "GET /x", 200))
-    assert recorder.failures == 1 and "audit record lost (1 so far)" in caplog.text
-    video_id = client.post("/api/videos/add", json=BODY).json()["video_id"]
-    assert client.get(f"/api/product/videos/{video_id}").status_code == 200
+    app.state.audit = recorder = AuditRecorder(_Broken(catalog))
+    added = client.post("/api/videos/add", json=BODY)  # a write: recorded before answering
+    assert added.status_code == 201
+    video_id = added.json()["video_id"]
+    assert client.get(f"/api/product/videos/{video_id}").status_code == 200  # a read: queued
+    assert recorder.flush() and recorder.failures == 2
+    assert "audit record lost (2 so far): GET /api/product/videos/{video_id}" in caplog.text
 
 
 @pytest.mark.slow
