@@ -10,6 +10,17 @@ answer cites, the video a registration made), the status it answered, the client
 (``api.auth.client_address``) and the time. The MCP tools record the same way through
 ``record_tool`` (action ``mcp:<tool>``).
 
+When: a write (POST, PUT) is appended before its answer goes out, in the request's thread.
+A read (GET) is handed to ``AuditRecorder``'s writer thread and appended right after, with
+whatever other reads wait, in one transaction per tenant: on SQLite each write transaction of
+the catalog costs some 4 to 8 ms here (its commit and closing the connection), which a read
+answering in 4 ms would otherwise pay every time, and parallel reads would queue for the one
+write lock. The price: a read's record is durable a few milliseconds after its answer, and
+the records still waiting are lost if the process is killed (at exit they are flushed). The
+audit route flushes first, so it lists every call answered before it. ``at`` is when the call
+answered; ``seq`` is the order in the chain, which may put a write before a read that
+answered a moment earlier.
+
 Fail open, for reads and writes alike: a record that cannot be appended is logged (ERROR) and
 counted (``AuditRecorder.failures``, logged with its running total) and the answer goes out.
 The record is written once the outcome is known, after the action committed: answering 503
