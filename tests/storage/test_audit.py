@@ -171,3 +171,17 @@ def test_prune_keeps_the_newest_record_of_a_chain(
     assert log.prune("2021-01-01T00:00:00.000Z") == 0
     assert log.head("ten_a").seq == 3
     assert log.verify()[0].ok
+
+
+def test_a_group_commit_links_each_tenants_entries_in_order(log: AuditLog) -> None:
+    log.append(entry("ten_b"))
+    batch = [entry("ten_a", n=0), entry("ten_b", n=1), entry("ten_a", n=2), entry("ten_b", n=3)]
+    records = log.append_many(batch)
+    assert [(r.tenant_id, r.seq, r.ids["run_id"]) for r in records] == [
+        ("ten_a", 1, "run_0"),
+        ("ten_a", 2, "run_2"),
+        ("ten_b", 2, "run_1"),
+        ("ten_b", 3, "run_3"),
+    ]
+    assert all(report.ok for report in log.verify())
+    assert [r.checked for r in log.verify()] == [2, 3]
