@@ -36,8 +36,6 @@ from storage.views import RunViews
 from tasks.options import RunOptions
 from ves.errors import Unauthorized, ValidationFailed, VesError
 
-__all__ = ["TENANT_STATE", "register_tools"]
-
 _Model = TypeVar("_Model", bound=BaseModel)
 Document = BaseModel | dict[str, Any]
 
@@ -148,8 +146,10 @@ def _record(caller: Caller, tool: str, result: CallToolResult, video_id: str) ->
     ids = {"video_id": video_id or None} if result.is_error else ids_of(document)
     ids.setdefault("video_id", video_id or None)
     entry = entry_for(caller.tenant, f"mcp:{tool}", outcome, ids, caller.client)
-    recorder = caller.state.audit
-    recorder.record(entry) if tool in _WRITE_TOOLS else recorder.enqueue(entry)
+    if tool in _WRITE_TOOLS:
+        caller.state.audit.record(entry)
+    else:
+        caller.state.audit.enqueue(entry)
 
 
 def list_videos(
