@@ -20,8 +20,10 @@ from api.routes import (
     billing,
     dashboard,
     health,
+    notes,
     onboarding,
     runs,
+    signing_keys,
     videos,
 )
 from ask.phrasing import LlmPhraser
@@ -40,9 +42,10 @@ DESCRIPTION = """
 Turns video into durable, traceable evidence and answers questions about a video only when the
 evidence backs the answer.
 
-Every route but the health checks and the public onboarding needs `Authorization: Bearer <key>`
-(`ves keys create --tenant NAME` prints one). Errors are RFC 9457 `application/problem+json`
-with a `code` and the `request_id` that is also in the `X-Request-ID` header.
+Every route but the health checks and the public ones (`/api/public/...`) needs
+`Authorization: Bearer <key>` (`ves keys create --tenant NAME` prints one). Errors are RFC 9457
+`application/problem+json` with a `code` and the `request_id` that is also in the `X-Request-ID`
+header.
 
 A preview MCP endpoint (streamable HTTP, same key) serves the same operations as tools at `/mcp`.
 """
@@ -87,10 +90,12 @@ def create_app(
     app.include_router(videos.router)
     app.include_router(runs.router)
     app.include_router(artifacts.router)
+    app.include_router(notes.router)
     app.include_router(ask.router)
     app.include_router(audit.router)
     app.include_router(billing.router)
     app.include_router(onboarding.router)
+    app.include_router(signing_keys.router)
     app.include_router(dashboard.router)
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")

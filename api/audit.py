@@ -201,6 +201,7 @@ class AuditedRoute(APIRoute):
 
 def ids_of(document: dict[str, Any]) -> dict[str, Any]:
     """The ids an answer names at its top (video, run, ask) and the evidence it cites."""
-    ids = {k: document[k] for k in ("video_id", "run_id", "ask_id") if document.get(k)}
+    named = ("video_id", "run_id", "ask_id", "evidence_id", "note_id")
+    ids = {k: document[k] for k in named if document.get(k)}
     cited = [c["evidence_id"] for c in document.get("citations") or ()]
     return {**ids, "evidence_ids": cited} if cited else ids

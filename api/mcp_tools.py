@@ -22,11 +22,13 @@ from starlette.datastructures import State
 from api.audit import TENANT_STATE, entry_for, ids_of
 from api.auth import client_address
 from api.operations.ask import ask_about
+from api.operations.notes import add_note
 from api.operations.runs import queue_run
 from api.operations.videos import list_page, register_video
 from api.problems import problem_body
 from api.schemas.artifacts import EvidenceView, SceneGraph, Timeline
 from api.schemas.ask import AskRequest
+from api.schemas.notes import NoteCreate
 from api.schemas.runs import ExecuteAccepted
 from api.schemas.videos import VideoCreate
 from storage.records import Tenant
@@ -48,7 +50,8 @@ VideoId = Annotated[
     ),
 ]
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-_WRITE_TOOLS = frozenset({"add_video", "execute_video", "ask_video"})  # recorded before answering
+# recorded before answering (the others are queued: api.audit)
+_WRITE_TOOLS = frozenset({"add_video", "execute_video", "ask_video", "add_review_note"})
 
 
 @dataclass(frozen=True)
@@ -289,6 +292,32 @@ def ask_video(
     return _respond(ctx, "ask_video", work, video_id)
 
 
+def add_review_note(
+    ctx: Context[Any, Any],
+    video_id: VideoId,
+    evidence_id: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=64,
+            description="A span's id (`ev_...`) as get_evidence shows it now.",
+        ),
+    ],
+    text: Annotated[str, Field(description="What you saw (1-2000 characters).")],
+    verdict: Annotated[str, Field(description="`confirmed`, `rejected` or `needs_review`.")],
+) -> CallToolResult:
+    """Add a review note and verdict (`confirmed`, `rejected`, `needs_review`) to an evidence
+    span of the video's newest succeeded run, signed with your key (`author` `key:<key_id>`).
+    Notes can never be edited or deleted: a new note on the span supersedes the previous one,
+    and the newest note's verdict is the span's `verdict` in get_evidence. Returns the note."""
+
+    def work(caller: Caller) -> Document:
+        body = _parse(NoteCreate, text=text, verdict=verdict)
+        return add_note(caller.tenant, video_id, evidence_id, body, caller.views)
+
+    return _respond(ctx, "add_review_note", work, video_id)
+
+
 def register_tools(server: MCPServer) -> None:
     """Add every tool to ``server``; a tool's docstring is its description."""
     reads: tuple[Callable[..., Any], ...] = (
@@ -300,7 +329,7 @@ def register_tools(server: MCPServer) -> None:
     )
     for tool in reads:
         server.add_tool(tool, description=_description(tool), annotations=_READ)
-    writes: tuple[Callable[..., Any], ...] = (add_video, execute_video, ask_video)
+    writes: tuple[Callable[..., Any], ...] = (add_video, execute_video, ask_video, add_review_note)
     for tool in writes:
         server.add_tool(tool, description=_description(tool))
 

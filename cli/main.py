@@ -15,6 +15,9 @@ storage -> ves``) and nothing imports it.
                                    walk the audit chains; exit 1 if one is broken
     ves sql ["SELECT ..."] [--format table|csv|json]
                                    query every published run with DuckDB (no query: a prompt)
+    ves verify BUNDLE.zip [--public-key FILE]
+                                 verify an evidence bundle offline (exit 0; 1 tampered; 2 no bundle)
+    ves signing-key rotate|list    rotate or list the key that signs evidence bundles
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from cli.evidence import add_commands as add_evidence_commands
 from cli.sql_shell import FORMATS, print_result, prompt
 from cli.supervisor import prefect_env, serve, work
 from flows.readiness import check_readiness
@@ -179,12 +183,16 @@ def _parser() -> argparse.ArgumentParser:
     sql.add_argument("query", nargs="?", help="SQL over the views; none opens a prompt")
     sql.add_argument("--format", choices=FORMATS, default="table", help="how results print")
     sql.set_defaults(run=cmd_sql)
+    add_evidence_commands(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; errors of the service print as one line and exit 1."""
     args = _parser().parse_args(argv)
+    if offline := getattr(args, "run_offline", None):  # needs no settings (ves verify)
+        code: int = offline(args)
+        return code
     run: Callable[[Settings, argparse.Namespace], int] = args.run
     try:
         return run(Settings(), args)

@@ -2,6 +2,14 @@
 (which serves it), so that a span's ``sha256`` can be re-computed by anyone from the JSON served.
 
 The hash covers the span's canonical JSON: sorted keys, no whitespace, without ``sha256`` itself.
+
+People's review notes are added to a span as it is served (they live in the catalog; a published
+run never changes). A served span therefore carries two hashes: ``sha256``, over the document
+served (notes, ``verdict`` and ``published_sha256`` included), so a client can check what it got
+as it always could; and ``published_sha256``, the hash the run published in ``evidence.parquet``
+(and its manifest proves), which ``published_form`` of the served span reproduces: drop
+``sha256``, ``published_sha256`` and ``verdict``, and every note that has a ``verdict`` (people's
+notes; the service's own notes have none).
 """
 
 from __future__ import annotations
@@ -40,8 +48,37 @@ def span_document(row: dict[str, Any], video_id: str, run_id: str) -> dict[str, 
     }
 
 
+def canonical_json(document: dict[str, Any]) -> bytes:
+    """``document`` as canonical JSON: sorted keys, no white space, UTF-8 (not ASCII-escaped)."""
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode()
+
+
+def served_span(
+    row: dict[str, Any], video_id: str, run_id: str, notes: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A published evidence row as served with people's ``notes`` (oldest first): their notes
+    after the service's, the newest note's ``verdict`` (None without one), the published hash
+    kept in ``published_sha256`` and ``sha256`` computed over this document."""
+    span = span_document(row, video_id, run_id)
+    span["review_notes"] = [*span["review_notes"], *notes]
+    span["verdict"] = notes[-1]["verdict"] if notes else None
+    span["published_sha256"] = row["sha256"]
+    return {**span, "sha256": canonical_sha256(span)}
+
+
+_ADDED_WHEN_SERVED = ("sha256", "published_sha256", "verdict")
+
+
+def published_form(span: dict[str, Any]) -> dict[str, Any]:
+    """A served span as its run published it (whose ``canonical_sha256`` is the span's
+    ``published_sha256``): without what serving added."""
+    published = {k: v for k, v in span.items() if k not in _ADDED_WHEN_SERVED}
+    published["review_notes"] = [n for n in span["review_notes"] if "verdict" not in n]
+    return published
+
+
 def canonical_sha256(document: dict[str, Any]) -> str:
     """SHA-256 of ``document`` as canonical JSON, ignoring any ``sha256`` key at its top."""
     body = {k: v for k, v in document.items() if k != "sha256"}
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return hashlib.sha256(canonical_json(body)).hexdigest()

@@ -159,3 +159,22 @@ audit_checkpoints = sa.Table(
     _text("hash", nullable=False),
     _text("at", nullable=False),
 )
+
+review_notes = sa.Table(
+    "review_notes",
+    metadata,
+    _text("note_id", primary_key=True),
+    _text("tenant_id", sa.ForeignKey("tenants.tenant_id"), nullable=False),
+    _text("video_id", sa.ForeignKey("videos.video_id"), nullable=False),
+    _text("run_id", sa.ForeignKey("runs.run_id"), nullable=False),
+    _text("evidence_id", nullable=False),
+    sa.Column("position", sa.Integer(), nullable=False),
+    _text("author", nullable=False),
+    _text("key_id"),
+    _text("text", nullable=False),
+    _text("verdict", nullable=False),
+    _text("supersedes", sa.ForeignKey("review_notes.note_id")),
+    _text("created_at", nullable=False),
+    sa.CheckConstraint("verdict IN ('confirmed', 'rejected', 'needs_review')"),
+    sa.UniqueConstraint("run_id", "evidence_id", "position", name="review_notes_span_position"),
+)

@@ -15,8 +15,9 @@ from typing import Any
 from storage.artifacts import COST
 from storage.reads import ArtifactReader
 from storage.records import Run
+from storage.review_notes import ReviewNote, ReviewNoteStore
 from storage.runs import RunStore
-from storage.spans import span_document
+from storage.spans import served_span
 from storage.videos import VideoStore
 from ves.errors import NotReady
 
@@ -61,8 +62,13 @@ class RunViews:
     def timeline(self, tenant_id: str, video_id: str) -> dict[str, Any]:
         return timeline_of(self.reader, self.run_of(tenant_id, video_id))
 
+    @property
+    def notes(self) -> ReviewNoteStore:
+        return ReviewNoteStore(self.runs.catalog)
+
     def evidence(self, tenant_id: str, video_id: str) -> dict[str, Any]:
-        return evidence_of(self.reader, self.run_of(tenant_id, video_id))
+        run = self.run_of(tenant_id, video_id)
+        return evidence_of(self.reader, run, self.notes.for_run(run.run_id))
 
     def cost(self, tenant_id: str, video_id: str) -> dict[str, Any]:
         run = self.run_of(tenant_id, video_id)
@@ -117,8 +123,30 @@ def timeline_of(reader: ArtifactReader, run: Run) -> dict[str, Any]:
     }
 
 
-def evidence_of(reader: ArtifactReader, run: Run) -> dict[str, Any]:
-    """The evidence spans of a run with their hashes (operation 6)."""
+def evidence_of(
+    reader: ArtifactReader, run: Run, notes: dict[str, list[ReviewNote]] | None = None
+) -> dict[str, Any]:
+    """The evidence spans of a run with their hashes (operation 6), each with people's
+    ``notes`` of it (by evidence id, oldest first) added as ``storage.spans.served_span`` says."""
     rows = reader.rows(run.artifacts_path or "", "evidence", order_by="start_s")
-    spans = [{**span_document(r, run.video_id, run.run_id), "sha256": r["sha256"]} for r in rows]
+    notes = notes or {}
+    spans = [
+        served_span(r, run.video_id, run.run_id, _in_span(notes.get(r["evidence_id"], [])))
+        for r in rows
+    ]
     return {"video_id": run.video_id, "run_id": run.run_id, "spans": spans}
+
+
+def _in_span(notes: list[ReviewNote]) -> list[dict[str, Any]]:
+    """People's notes as a span's ``review_notes`` show them (the span and run are implied)."""
+    return [
+        {
+            "note_id": n.note_id,
+            "author": n.author,
+            "text": n.text,
+            "created_at": n.created_at,
+            "verdict": n.verdict,
+            "supersedes": n.supersedes,
+        }
+        for n in notes
+    ]

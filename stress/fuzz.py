@@ -159,16 +159,18 @@ def _execute(schema: schemathesis.BaseSchema, report: FuzzReport) -> None:
             report.errors.append(f"fatal: {event.exception!r}")
 
 
-def _a_thumbnail(target: FuzzTarget) -> dict[str, str]:
-    """``{"name": ...}`` of a thumbnail the seeded run's evidence view links to (none if it has
-    none), so that the thumbnail route's 200 is fuzzed too."""
+def _a_span(target: FuzzTarget) -> dict[str, str]:
+    """``{"evidence_id": ..., "name": ...}`` of a span of the seeded run's evidence view and a
+    thumbnail it links to (none if it has none), so that the 2xx of the routes that name them
+    (a thumbnail, a span's review notes) are fuzzed too."""
     assert target.seeded is not None
     url = f"{target.base_url}/api/product/videos/{target.seeded.video_id}/evidence-view"
     headers = {"Authorization": f"Bearer {target.api_key}"}
     view = httpx.get(url, headers=headers, timeout=30)
     for span in view.json().get("spans", []) if view.status_code == 200 else []:
         for frame in span["frames"]:
-            return {"name": frame["thumbnail_url"].rsplit("/", 1)[-1]}
+            name = frame["thumbnail_url"].rsplit("/", 1)[-1]
+            return {"evidence_id": span["evidence_id"], "name": name}
     return {}
 
 
@@ -186,7 +188,7 @@ def run_fuzz(target: FuzzTarget, max_examples: int, seed: int | None = None) -> 
         if target.seeded.state != "succeeded":
             report.errors.append(f"the seeded run ended {target.seeded.state}")
         fixed = {"video_id": target.seeded.video_id, "run_id": target.seeded.run_id}
-        fixed.update(_a_thumbnail(target))
+        fixed.update(_a_span(target))
         schema = load_schema(target, max(1, max_examples // 2), seed, fixed)
         _execute(schema.include(path_regex=SEEDED_PATHS), report)
     report.seconds = time.monotonic() - started

@@ -60,6 +60,9 @@ PARAM = re.compile(r"{(\w+)(?::\w+)?}")
 BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/product/videos/{video_id}/execute"): {"json": {"detector": "motion"}},
     ("POST", "/api/product/videos/{video_id}/ask"): {"json": {"question": "How many objects?"}},
+    ("POST", "/api/product/videos/{video_id}/evidence/{evidence_id}/notes"): {
+        "json": {"text": "Checked frame by frame.", "verdict": "confirmed"}
+    },
     ("PUT", "/api/videos/{video_id}/content"): {
         "content": b"\0" * 16,
         "headers": {"Content-Type": "application/octet-stream"},

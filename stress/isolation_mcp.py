@@ -26,7 +26,11 @@ from stress.isolation_report import Leak, Report, leaked, same_answer, shape
 from stress.isolation_world import FILLERS, NOT_RECORDS, Choice, TenantWorld
 
 # Example values of the tools' other required arguments.
-ARGUMENTS: dict[str, Any] = {"question": "How many objects appeared?"}
+ARGUMENTS: dict[str, Any] = {
+    "question": "How many objects appeared?",
+    "text": "Checked frame by frame.",
+    "verdict": "confirmed",
+}
 # Tools that write without taking an id: nothing of A's goes in.
 NO_ID_WRITES = {"add_video": "registers B's own video from a URL; takes no id"}
 _ACCEPT = {"Accept": "application/json, text/event-stream"}

@@ -22,7 +22,12 @@ from storage.tenants import TenantStore
 from tests.fixtures.live_server import serve_app
 from ves.settings import Settings
 
-pytest_plugins = ["tests.fixtures.postgres", "tests.fixtures.s3", "tests.fixtures.vtest"]
+pytest_plugins = [
+    "tests.fixtures.bundles",
+    "tests.fixtures.postgres",
+    "tests.fixtures.s3",
+    "tests.fixtures.vtest",
+]
 
 # Read once at import: the autouse ``_isolated_env`` removes every VES_* variable before tests run.
 TEST_DATABASE = os.environ.get("VES_TEST_DATABASE", "sqlite")

@@ -34,6 +34,7 @@ STAGES = (
     "timeline",
     "evidence",
     "cost",
+    "export",
 )
 SHARED = ("detections", "geometry", "context", "options", "retention")
 # Shared modules may read the detector mode, a value with no dependencies of its own.

@@ -5,6 +5,7 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
 
     VesError                       500 internal
     ├── InvalidRequest             400 invalid_request      (e.g. JSON that does not parse)
+    │   └── NotABundle             400 invalid_request      (a file that is no evidence bundle)
     ├── Unauthorized               401 unauthorized         (missing, unknown or revoked key)
     ├── PlanLimitExceeded          402 plan_limit_exceeded
     ├── NotFound                   404 not_found            (also another tenant's ids)
@@ -58,6 +59,11 @@ class InvalidRequest(VesError):
     code = "invalid_request"
     status = 400
     title = "Invalid request"
+
+
+class NotABundle(InvalidRequest):
+    """A file given as an evidence bundle is not one: not a zip, or a zip without a manifest
+    (``ves verify`` exits 2); also a public key file that cannot be read."""
 
 
 class Unauthorized(VesError):

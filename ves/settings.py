@@ -326,6 +326,11 @@ class Settings(BaseSettings):
             "deletes older ones from the start of each chain, leaving a checkpoint."
         ),
     )
+    signing_key_file: Path | None = Field(
+        None,
+        description="PEM Ed25519 private key that signs evidence bundles, shared by every machine;"
+        " unset: `data_dir/keys/active.pem`, created on first use (README, Evidence bundles).",
+    )
     log_level: str = Field("info", description="Log level of the service processes.")
 
     @field_validator("storage_url")
@@ -366,6 +371,11 @@ class Settings(BaseSettings):
     def catalog_url(self) -> str:
         """The catalog's database: ``database_url``, else the SQLite file in the data folder."""
         return self.database_url or f"sqlite:///{self.catalog_path}"
+
+    @property
+    def keys_dir(self) -> Path:
+        """The signing keys' records (and the active key when no file is given)."""
+        return self.data_dir / "keys"
 
     @property
     def uploads_dir(self) -> Path:

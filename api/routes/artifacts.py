@@ -97,14 +97,29 @@ def timeline(
     "/api/product/videos/{video_id}/evidence-view",
     summary="Evidence view",
     description="Evidence spans with their frames (thumbnail with the box drawn, its sha256), "
-    "review notes and the span's own sha256 (canonical JSON, sorted keys, without `sha256`).",
+    "review notes and the span's own sha256 (canonical JSON, sorted keys, without `sha256`). "
+    "`review_notes` holds the service's notes (`author` `system`) and then people's, oldest "
+    "first, each with its `verdict` and the note it `supersedes`; the span's `verdict` is its "
+    "newest person's note's (null without one). People's notes are not part of the published "
+    "run, so `published_sha256` keeps the hash the run published (proven by its manifest): it "
+    "is the sha256 of the span without `sha256`, `published_sha256`, `verdict` and the notes "
+    "that carry a `verdict`; `sha256` covers the span as served. A new note changes the ETag.",
     responses=_ARTIFACT_ERRORS,
     response_model=EvidenceView,
 )
 def evidence_view(
     video_id: str, request: Request, tenant: TenantDep, views: ViewsDep, cache: ReadCacheDep
 ) -> Response:
-    return _document(request, tenant.tenant_id, video_id, views, cache, "evidence-view")
+    run = views.run_of(tenant.tenant_id, video_id)
+    notes = views.notes.for_run(run.run_id)  # append-only: their count names the view's state
+    count = sum(len(span) for span in notes.values())
+    what = f"evidence-view.notes-{count}" if count else "evidence-view"
+    return _respond(
+        request,
+        cache,
+        (tenant.tenant_id, run, what),
+        lambda: Rendered.from_document(evidence_of(views.reader, run, notes), EvidenceView),
+    )
 
 
 @router.get(
@@ -163,7 +178,6 @@ def cost(
 _DOCUMENTS: dict[str, tuple[Callable[[RunViews, Run], dict[str, Any]], type[BaseModel] | None]] = {
     "scene-graph": (lambda views, run: scene_graph_of(views.reader, run), SceneGraph),
     "timeline": (lambda views, run: timeline_of(views.reader, run), Timeline),
-    "evidence-view": (lambda views, run: evidence_of(views.reader, run), EvidenceView),
     "cost": (lambda views, run: views.reader.document(run.artifacts_path or "", COST), None),
 }
 
@@ -176,14 +190,21 @@ def _document(
     run = views.run_of(tenant_id, video_id)
     note_ids(request, run_id=run.run_id)
     read, model = _DOCUMENTS[what]
-    return respond_cached(
+    return _respond(
         request,
         cache,
-        cache_key(tenant_id, run, what),
-        etag_of(run, what),
-        _DOCUMENT_CACHING,
+        (tenant_id, run, what),
         lambda: Rendered.from_document(read(views, run), model),
     )
+
+
+def _respond(
+    request: Request, cache: ReadCache, of: tuple[str, Run, str], render: Callable[[], Rendered]
+) -> Response:
+    """A document of (tenant id, run, what) with its validators, kept in ``cache``."""
+    tenant_id, run, what = of
+    key, etag = cache_key(tenant_id, run, what), etag_of(run, what)
+    return respond_cached(request, cache, key, etag, _DOCUMENT_CACHING, render)
 
 
 @router.get(

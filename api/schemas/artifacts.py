@@ -3,9 +3,12 @@ schemas in ``storage.schemas`` by a test, so the API and the files cannot drift 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from typing_extensions import TypedDict
+
+from storage.review_notes import Verdict
 
 
 class ObjectPublic(BaseModel):
@@ -91,15 +94,43 @@ class EvidenceFrame(BaseModel):
     sha256: str
 
 
-class ReviewNote(BaseModel):
+class ReviewNoteJson(TypedDict):
+    """A review note as answered (the serializer's return type, hence its documented schema):
+    people's notes have ``verdict`` and ``supersedes``, the service's own have neither."""
+
     note_id: str
     author: str
     text: str
     created_at: str
+    verdict: NotRequired[Verdict]
+    supersedes: NotRequired[str | None]
+
+
+class ReviewNote(BaseModel):
+    """A note on a span: the service's own (``author`` "system", written by the run, no
+    ``verdict``) or a person's (``author`` "key:<key_id>", with ``verdict`` and ``supersedes``,
+    the note it replaces)."""
+
+    note_id: str
+    author: str = Field(examples=["system", "key:key_01m7zbsdnaq33qybzby9qpkjxt"])
+    text: str
+    created_at: str
+    verdict: Verdict | None = None
+    supersedes: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_person_fields(self, handler: SerializerFunctionWrapHandler) -> ReviewNoteJson:
+        """A system note is answered exactly as its run published it (its hash covers it)."""
+        data: ReviewNoteJson = handler(self)
+        if self.verdict is None:
+            data.pop("verdict", None)
+            data.pop("supersedes", None)
+        return data
 
 
 class EvidenceSpan(BaseModel):
-    """A traceable span; ``sha256`` is that of its canonical JSON without ``sha256``."""
+    """A traceable span; ``sha256`` is that of its canonical JSON without ``sha256`` (as
+    served, people's notes included); ``published_sha256`` is the hash its run published."""
 
     evidence_id: str
     start_s: float
@@ -110,6 +141,13 @@ class EvidenceSpan(BaseModel):
     frames: list[EvidenceFrame]
     review_notes: list[ReviewNote]
     source_sha256: str
+    verdict: Verdict | None = Field(
+        description="The verdict of the span's newest review note by a person; null without one."
+    )
+    published_sha256: str = Field(
+        description="The span's sha256 as its run published it: that of the served span without "
+        "`sha256`, `published_sha256`, `verdict` and the notes that have a `verdict`."
+    )
     sha256: str
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from api.schemas.videos import not_blank
+
 
 class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -15,9 +17,7 @@ class AskRequest(BaseModel):
     @field_validator("question")
     @classmethod
     def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("question must not be blank")
-        return value.strip()
+        return not_blank(value, "question")
 
 
 class CitationPublic(BaseModel):

@@ -21,6 +21,13 @@ def no_control_chars(value: str, field: str) -> str:
     return value
 
 
+def not_blank(value: str, field: str) -> str:
+    """``value`` without surrounding white space; a ``ValueError`` when nothing is left."""
+    if not value.strip():
+        raise ValueError(f"{field} must not be blank")
+    return value.strip()
+
+
 class UploadSpec(BaseModel):
     """What a client declares about a recording it will upload."""
 

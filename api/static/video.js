@@ -2,11 +2,12 @@
 import { $, api, definitions, el, loadImage, postJson, releaseImages, seconds } from "./api.js";
 import { showAudit } from "./audit.js";
 import { svg, titled } from "./svg.js";
+import { spanNotes } from "./notes.js";
 import { drawTimeline } from "./timeline.js";
 
 let current = null;
 
-function spanItem(span) {
+function spanItem(videoId, span) {
   const item = el("li", undefined, "span");
   item.id = `span-${span.evidence_id}`;
   item.dataset.evidenceId = span.evidence_id;
@@ -25,9 +26,9 @@ function spanItem(span) {
     thumbs.append(img);
     loadImage(img, frame.thumbnail_url).catch((error) => { img.alt = error.message; });
   }
-  const notes = el("ul", undefined, "notes");
-  for (const note of span.review_notes || []) notes.append(el("li", `${note.author}: ${note.text}`));
-  item.append(head, thumbs, notes);
+  const { badge, list, form } = spanNotes(videoId, span);
+  head.append(" ", badge);
+  item.append(head, thumbs, list, form);
   return item;
 }
 
@@ -133,7 +134,7 @@ export async function openVideo(video) {
     );
     if (current !== video.video_id) return;
     drawTimeline($("timeline"), graph, timeline);
-    $("evidence").replaceChildren(...view.spans.map(spanItem));
+    $("evidence").replaceChildren(...view.spans.map((span) => spanItem(video.video_id, span)));
     drawScene(graph, view.spans);
     drawCost(cost);
   } catch (error) {

@@ -9,7 +9,16 @@ import pytest
 
 from api.routes.dashboard import STATIC_DIR
 
-MODULES = ("dashboard.js", "api.js", "svg.js", "timeline.js", "video.js", "billing.js", "audit.js")
+MODULES = (
+    "dashboard.js",
+    "api.js",
+    "svg.js",
+    "timeline.js",
+    "video.js",
+    "notes.js",
+    "billing.js",
+    "audit.js",
+)
 
 
 def test_the_page_and_its_assets_are_served(anon: httpx.Client) -> None:

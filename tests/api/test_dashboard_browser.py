@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.api.conftest import _add, _wait
 from tests.fixtures.media_server import MediaServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -138,3 +139,40 @@ def test_a_videos_audit_trail_lists_who_did_what_from_where(page: Any, client: A
     head = client.get(f"/api/product/videos/{video_id}/audit").json()["chain_head"]
     assert page.locator("#audit-head").text_content().startswith("Chain head: seq ")
     assert head["seq"] > len(rows)  # listing reads sit in the chain, not in the video's rows
+
+
+def test_a_reviewer_adds_a_note_to_a_span_and_sees_it_without_a_reload(
+    page: Any, processing: Any, lobby_media: MediaServer
+) -> None:
+    client = processing("acme")
+    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
+    assert _wait(client, video_id)["state"] == "succeeded"
+    _sign_in(page, str(client.base_url).rstrip("/"), client.headers["Authorization"][7:])
+    _row(page, "lobby").locator("td").first.click()
+    span = page.locator("#evidence li.span").first
+    span.locator(".note-form").wait_for()
+    evidence_id = span.get_attribute("data-evidence-id")
+    assert span.locator(".span-head .verdict").text_content() == "not reviewed"
+    page.evaluate("window.notReloaded = true")
+
+    span.locator(".note-form input[name=text]").fill(HOSTILE_TITLE)
+    span.locator(".note-form select[name=verdict]").select_option("rejected")
+    span.locator(".note-form button").click()
+    added = span.locator("li.note.person")
+    added.wait_for()
+    assert added.locator(".note-text").text_content() == HOSTILE_TITLE  # as text, not HTML
+    assert span.locator(".span-head .verdict").text_content() == "rejected"
+    assert span.locator(".note-form input[name=text]").input_value() == ""
+    assert page.evaluate("window.notReloaded") is True
+    assert page.locator("main img[src='x']").count() == 0
+
+    url = f"/api/product/videos/{video_id}/evidence/{evidence_id}/notes"
+    (note,) = client.get(url).json()["data"]
+    assert (note["text"], note["verdict"]) == (HOSTILE_TITLE, "rejected")
+    assert added.get_attribute("data-note-id") == note["note_id"]
+    span.evaluate("e => { e.dataset.stale = 'yes'; }")
+    _row(page, "lobby").locator("td").first.click()  # opened again: drawn from the view
+    fresh = page.locator(f"#span-{evidence_id}:not([data-stale])")
+    fresh.locator("li.note.person").wait_for()
+    assert fresh.locator(".span-head .verdict").text_content() == "rejected"

@@ -29,6 +29,7 @@ TOOLS = {
     "get_evidence",
     "get_cost",
     "ask_video",
+    "add_review_note",
 }
 Executed = tuple[httpx.Client, str, dict[str, Any]]
 T = TypeVar("T")

@@ -49,9 +49,24 @@ CASES: list[tuple[type[BaseModel], pa.Schema, dict[str, str], set[str], dict[str
         {"kind", "event_id", "type", "object_id", "zone_id", "label"},
         {"reason": "str", "score": "float"},
     ),
-    # frames: thumbnails are answered as URLs the caller can fetch, not paths in the run.
-    (EvidenceSpan, schemas.EVIDENCE, {}, set(), {}),
+    # frames: thumbnails are answered as URLs the caller can fetch, not paths in the run;
+    # review_notes: people's notes (from the catalog) are added as served, with their verdict.
+    (
+        EvidenceSpan,
+        schemas.EVIDENCE,
+        {},
+        set(),
+        {
+            "review_notes": "list[{author: str, created_at: str, note_id: str, "
+            "supersedes: str | None, text: str, verdict: str | None}]"
+        },
+    ),
 ]
+# Fields the API adds to an artifact's rows, each with the reason (not columns of the run).
+SERVED_ONLY: dict[type[BaseModel], set[str]] = {
+    # the current verdict of people's notes, and the span's hash as its run published it
+    EvidenceSpan: {"verdict", "published_sha256"},
+}
 RENAMED_IN_STRUCTS = {"thumbnail_url": "thumbnail"}
 
 
@@ -86,6 +101,8 @@ def model_type(annotation: Any) -> str:
         return f"list[{model_type(args[0])}]"
     if typing.get_origin(annotation) is dict:
         return "dict"
+    if typing.get_origin(annotation) is typing.Literal:
+        return "str"
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         fields = {RENAMED_IN_STRUCTS.get(n, n): f for n, f in annotation.model_fields.items()}
         return (
@@ -109,7 +126,7 @@ def drift(
     fields = {renamed.get(name, name): f for name, f in model.model_fields.items()}
     for name in sorted(set(columns) - left_out - set(fields)):
         found.append(f"column {name} is missing from {model.__name__}")
-    for name in sorted(set(fields) - set(columns)):
+    for name in sorted(set(fields) - set(columns) - SERVED_ONLY.get(model, set())):
         found.append(f"{model.__name__}.{name} has no column")
     for name in sorted(set(fields) & set(columns)):
         column = columns[name]

@@ -16,6 +16,7 @@ API_MD_CODES = {
     "unsupported_media_type": 415,
     "validation_error": 422,
     "rate_limited": 429,
+    "request_timeout": 408,
     "source_unreachable": 422,
     "source_rejected": 422,
     "internal": 500,

@@ -1,0 +1,137 @@
+"""Exports of a really processed run (the lobby, mode ``motion``): the bundle verifies offline,
+each span's clip holds its thumbnails' times, the slices hold what the spans show, and a source
+that changed since the run, or a selection that picks nothing, is refused."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from flows.process_video import ProcessVideoParams, process_video
+from storage.blobs import open_blob_store
+from storage.catalog import Catalog
+from storage.reads import ArtifactReader
+from storage.records import Run
+from storage.review_notes import NewNote, ReviewNoteStore
+from storage.runs import RunStore
+from storage.spans import canonical_sha256, published_form
+from tasks.export.stage import ExportRequest, Selection, write_export
+from tasks.export.verify import verify_bundle
+from tests.flows.conftest import QueueRun
+from ves.errors import InvalidRequest, SourceInvalid
+from ves.settings import Settings
+from ves.signing import SigningKey
+from ves.synthetic import GroundTruth
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def processed(
+    queue_upload_run: QueueRun, lobby: tuple[Path, GroundTruth], catalog: Catalog
+) -> tuple[Run, Path, str]:
+    path, _ = lobby
+    run = queue_upload_run(path, detector="motion")
+    process_video(ProcessVideoParams(run_id=run.run_id))
+    done = RunStore(catalog).get(run.run_id)
+    assert done.state == "succeeded", done
+    return done, path, hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _export(
+    settings: Settings, processed: tuple[Run, Path, str], tmp_path: Path, **request: object
+) -> tuple[Path, SigningKey]:
+    run, source, sha = processed
+    key = SigningKey.generate()
+    store = open_blob_store(settings)
+    made = ExportRequest(
+        export_id="exp_test",
+        run=run,
+        source=source,
+        source_sha256=str(request.pop("sha", sha)),
+        provenance={"kind": "upload", "obtained_at": run.created_at, "key_id": "key_1"},
+        **request,  # type: ignore[arg-type]
+    )
+    (tmp_path / "work").mkdir(exist_ok=True)
+    sealed = write_export(
+        made, ArtifactReader(store), store, key, tmp_path / "b.zip", tmp_path / "work"
+    )
+    return sealed.path, key
+
+
+def test_an_export_of_every_span_verifies_with_the_services_key(
+    settings: Settings, catalog: Catalog, processed: tuple[Run, Path, str], tmp_path: Path
+) -> None:
+    run = processed[0]
+    first = ArtifactReader(open_blob_store(settings)).rows(run.artifacts_path or "", "evidence")[0]
+    notes = ReviewNoteStore(catalog)
+    note = notes.add(
+        NewNote(
+            run.tenant_id,
+            run.video_id,
+            run.run_id,
+            first["evidence_id"],
+            "key_1",
+            "at the door",
+            "confirmed",
+        )
+    )
+    bundle, key = _export(
+        settings,
+        processed,
+        tmp_path,
+        audit=[{"seq": 1, "action": "GET evidence"}],
+        notes=notes.for_run(run.run_id),
+    )
+
+    verdict = verify_bundle(bundle, key.public_key_pem.encode())
+    assert verdict.ok, verdict.lines()
+    with zipfile.ZipFile(bundle) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+        graph = json.loads(archive.read("scene_graph.json"))
+        names = set(archive.namelist())
+        audit = [json.loads(line) for line in archive.read("audit.jsonl").splitlines()]
+        noted = [json.loads(line) for line in archive.read("notes.jsonl").splitlines()]
+    spans = manifest["spans"]
+    assert audit == [{"seq": 1, "action": "GET evidence"}]
+    assert noted == [note.as_dict()]
+    with zipfile.ZipFile(bundle) as archive:
+        noted_span = json.loads(archive.read(f"spans/{first['evidence_id']}.json"))
+    assert noted_span["verdict"] == "confirmed"
+    assert canonical_sha256(published_form(noted_span)) == noted_span["published_sha256"]
+    assert spans and all(f"clips/{s['evidence_id']}.mp4" in names for s in spans)
+    shown = {json.loads(zipfile.ZipFile(bundle).read(s["path"])).get("object_id") for s in spans}
+    assert {o["object_id"] for o in graph["objects"]} == shown - {None}
+    for clip in manifest["clips"]:
+        assert clip["thumbnail_times_s"], clip  # every clip has thumbnail times to hold
+
+
+def test_a_time_range_exports_only_the_spans_that_overlap_it(
+    settings: Settings, processed: tuple[Run, Path, str], tmp_path: Path
+) -> None:
+    bundle, key = _export(
+        settings, processed, tmp_path, selection=Selection(start_s=0.0, end_s=3.0)
+    )
+    assert verify_bundle(bundle, key.public_key_pem.encode()).ok
+    with zipfile.ZipFile(bundle) as archive:
+        spans = [
+            json.loads(archive.read(s["path"]))
+            for s in json.loads(archive.read("manifest.json"))["spans"]
+        ]
+    assert spans and all(s["start_s"] <= 3.0 for s in spans)
+
+
+def test_a_changed_source_or_an_empty_selection_is_refused_and_leaves_no_bundle(
+    settings: Settings, processed: tuple[Run, Path, str], tmp_path: Path
+) -> None:
+    with pytest.raises(SourceInvalid, match="sha256 changed"):
+        _export(settings, processed, tmp_path, sha="0" * 64)
+    with pytest.raises(InvalidRequest, match="no evidence span ev_nope"):
+        _export(settings, processed, tmp_path, selection=Selection(evidence_ids=("ev_nope",)))
+    with pytest.raises(InvalidRequest, match="matches the selection"):
+        _export(settings, processed, tmp_path, selection=Selection(start_s=500.0))
+    assert not (tmp_path / "b.zip").exists()
