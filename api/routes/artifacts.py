@@ -188,7 +188,6 @@ def _document(
     """The document ``what`` of the video's newest readable run (asked of the catalog on every
     request: 404, 409 and expiry answer exactly as without the cache)."""
     run = views.run_of(tenant_id, video_id)
-    note_ids(request, run_id=run.run_id)
     read, model = _DOCUMENTS[what]
     return _respond(
         request,
@@ -201,8 +200,10 @@ def _document(
 def _respond(
     request: Request, cache: ReadCache, of: tuple[str, Run, str], render: Callable[[], Rendered]
 ) -> Response:
-    """A document of (tenant id, run, what) with its validators, kept in ``cache``."""
+    """A document of (tenant id, run, what) with its validators, kept in ``cache``; the run is
+    noted for the request's audit record."""
     tenant_id, run, what = of
+    note_ids(request, run_id=run.run_id)
     key, etag = cache_key(tenant_id, run, what), etag_of(run, what)
     return respond_cached(request, cache, key, etag, _DOCUMENT_CACHING, render)
 
