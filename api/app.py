@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from starlette.routing import Route
 
+from api.audit import AuditRecorder
 from api.auth import AuthFailures
 from api.lifespan import reaper_lifespan
 from api.mcp import mcp_endpoint
@@ -15,6 +16,7 @@ from api.read_cache import ReadCache
 from api.routes import (
     artifacts,
     ask,
+    audit,
     billing,
     dashboard,
     exports,
@@ -28,6 +30,7 @@ from api.routes import (
 from ask.phrasing import LlmPhraser
 from ask.world import WorldCache
 from flows.orchestrator import PrefectSubmitter, Submitter
+from storage.audit import AuditLog
 from storage.blobs import open_blob_store
 from storage.catalog import Catalog
 from storage.reads import ArtifactReader
@@ -81,6 +84,7 @@ def create_app(
     app.state.read_cache = ReadCache(settings.read_cache_bytes)
     app.state.auth_failures = AuthFailures(settings.auth_fail_limit, settings.auth_fail_window_s)
     app.state.phraser = LlmPhraser.from_settings(settings)
+    app.state.audit = AuditRecorder(AuditLog(catalog))
     install_problem_handlers(app)
     app.add_middleware(RequestGuardMiddleware, settings=settings)
     app.include_router(health.router)
@@ -90,6 +94,7 @@ def create_app(
     app.include_router(notes.router)
     app.include_router(exports.router)
     app.include_router(ask.router)
+    app.include_router(audit.router)
     app.include_router(billing.router)
     app.include_router(onboarding.router)
     app.include_router(signing_keys.router)

@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from api.audit import TENANT_STATE
 from api.auth import AuthFailures, authenticate, client_address
 from api.read_cache import ReadCache
 from flows.orchestrator import Submitter
@@ -56,8 +57,11 @@ def current_tenant(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Tenant:
     """The tenant whose key is in ``Authorization: Bearer``; 401 for none, unknown or revoked,
-    429 for an address that failed too often (``api.auth``)."""
-    return authenticate(catalog, failures, client_address(request), credentials)
+    429 for an address that failed too often (``api.auth``). It stays in the request's state
+    for its audit record (``api.audit``)."""
+    tenant = authenticate(catalog, failures, client_address(request), credentials)
+    setattr(request.state, TENANT_STATE, tenant)
+    return tenant
 
 
 VideosDep = Annotated[VideoStore, Depends(get_videos)]

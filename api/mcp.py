@@ -26,8 +26,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from api.audit import TENANT_STATE
 from api.auth import authenticate, client_address
-from api.mcp_tools import TENANT_STATE, register_tools
+from api.mcp_tools import register_tools
 from api.problems import problem_response, request_id_of
 from ves import __version__
 from ves.errors import RateLimited, Unauthorized

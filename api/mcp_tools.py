@@ -16,8 +16,11 @@ from typing import Annotated, Any, TypeVar
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import State
 
+from api.audit import TENANT_STATE, entry_for, ids_of
+from api.auth import client_address
 from api.operations.ask import ask_about
 from api.operations.notes import add_note
 from api.operations.runs import queue_run
@@ -35,9 +38,6 @@ from storage.views import RunViews
 from tasks.options import RunOptions
 from ves.errors import Unauthorized, ValidationFailed, VesError
 
-TENANT_STATE = "ves_tenant"
-"""Key of the authenticated ``Tenant`` in the request's ASGI state (set by ``McpEndpoint``)."""
-
 _Model = TypeVar("_Model", bound=BaseModel)
 Document = BaseModel | dict[str, Any]
 
@@ -50,6 +50,8 @@ VideoId = Annotated[
     ),
 ]
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+# recorded before answering (the others are queued: api.audit)
+_WRITE_TOOLS = frozenset({"add_video", "execute_video", "ask_video", "add_review_note"})
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class Caller:
     tenant: Tenant
     state: State
     request_id: str | None
+    client: str
 
     @classmethod
     def of(cls, ctx: Context[Any, Any]) -> Caller:
@@ -67,7 +70,8 @@ class Caller:
         tenant = getattr(request, "scope", {}).get("state", {}).get(TENANT_STATE)
         if request is None or not isinstance(tenant, Tenant):  # only without McpEndpoint
             raise Unauthorized("send an API key as 'Authorization: Bearer <key>'")
-        return cls(tenant, request.app.state, getattr(request.state, "request_id", None))
+        request_id = getattr(request.state, "request_id", None)
+        return cls(tenant, request.app.state, request_id, client_address(request))
 
     @property
     def videos(self) -> VideoStore:
@@ -110,26 +114,45 @@ def _failure(error: VesError, request_id: str | None) -> CallToolResult:
     return CallToolResult(content=content, structured_content=problem, is_error=True)
 
 
-def _respond(ctx: Context[Any, Any], work: Callable[[Caller], Document]) -> CallToolResult:
-    request_id = None
+def _respond(
+    ctx: Context[Any, Any], tool: str, work: Callable[[Caller], Document], video_id: str = ""
+) -> CallToolResult:
+    caller = None
     try:
         caller = Caller.of(ctx)
-        request_id = caller.request_id
-        return _success(work(caller))
+        result = _success(work(caller))
     except VesError as error:
-        return _failure(error, request_id)
+        result = _failure(error, caller.request_id if caller else None)
+    if caller is not None:
+        _record(caller, tool, result, video_id)
+    return result
 
 
 async def _respond_async(
-    ctx: Context[Any, Any], work: Callable[[Caller], Awaitable[Document]]
+    ctx: Context[Any, Any], tool: str, work: Callable[[Caller], Awaitable[Document]], video_id: str
 ) -> CallToolResult:
-    request_id = None
+    caller = None
     try:
         caller = Caller.of(ctx)
-        request_id = caller.request_id
-        return _success(await work(caller))
+        result = _success(await work(caller))
     except VesError as error:
-        return _failure(error, request_id)
+        result = _failure(error, caller.request_id if caller else None)
+    if caller is not None:
+        await run_in_threadpool(_record, caller, tool, result, video_id)
+    return result
+
+
+def _record(caller: Caller, tool: str, result: CallToolResult, video_id: str) -> None:
+    """The tool call's audit record (``api.audit``): the status a REST call would have had."""
+    document = result.structured_content or {}
+    outcome = int(document.get("status", 400)) if result.is_error else 200
+    ids = {"video_id": video_id or None} if result.is_error else ids_of(document)
+    ids.setdefault("video_id", video_id or None)
+    entry = entry_for(caller.tenant, f"mcp:{tool}", outcome, ids, caller.client)
+    if tool in _WRITE_TOOLS:
+        caller.state.audit.record(entry)
+    else:
+        caller.state.audit.enqueue(entry)
 
 
 def list_videos(
@@ -147,7 +170,7 @@ def list_videos(
     def work(caller: Caller) -> Document:
         return list_page(caller.tenant, caller.videos, state, limit, cursor)
 
-    return _respond(ctx, work)
+    return _respond(ctx, "list_videos", work)
 
 
 def add_video(
@@ -166,7 +189,7 @@ def add_video(
         settings = caller.state.settings
         return register_video(body, caller.tenant, caller.videos, settings)
 
-    return _respond(ctx, work)
+    return _respond(ctx, "add_video", work)
 
 
 async def execute_video(
@@ -195,7 +218,7 @@ async def execute_video(
         )
         return ExecuteAccepted(video_id=video_id, run_id=run.run_id, state=run.state)
 
-    return await _respond_async(ctx, work)
+    return await _respond_async(ctx, "execute_video", work, video_id)
 
 
 def get_scene_graph(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
@@ -206,7 +229,7 @@ def get_scene_graph(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult
     def work(caller: Caller) -> Document:
         return SceneGraph.model_validate(caller.views.scene_graph(caller.tenant_id, video_id))
 
-    return _respond(ctx, work)
+    return _respond(ctx, "get_scene_graph", work, video_id)
 
 
 def get_timeline(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
@@ -216,7 +239,7 @@ def get_timeline(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
     def work(caller: Caller) -> Document:
         return Timeline.model_validate(caller.views.timeline(caller.tenant_id, video_id))
 
-    return _respond(ctx, work)
+    return _respond(ctx, "get_timeline", work, video_id)
 
 
 def get_evidence(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
@@ -226,7 +249,7 @@ def get_evidence(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
     def work(caller: Caller) -> Document:
         return EvidenceView.model_validate(caller.views.evidence(caller.tenant_id, video_id))
 
-    return _respond(ctx, work)
+    return _respond(ctx, "get_evidence", work, video_id)
 
 
 def get_cost(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
@@ -237,7 +260,7 @@ def get_cost(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
     def work(caller: Caller) -> Document:
         return caller.views.cost(caller.tenant_id, video_id)
 
-    return _respond(ctx, work)
+    return _respond(ctx, "get_cost", work, video_id)
 
 
 def ask_video(
@@ -266,7 +289,7 @@ def ask_video(
             caller.tenant, video_id, asked, state.catalog, state.settings, state.worlds, phraser
         )
 
-    return _respond(ctx, work)
+    return _respond(ctx, "ask_video", work, video_id)
 
 
 def add_review_note(
@@ -292,7 +315,7 @@ def add_review_note(
         body = _parse(NoteCreate, text=text, verdict=verdict)
         return add_note(caller.tenant, video_id, evidence_id, body, caller.views)
 
-    return _respond(ctx, work)
+    return _respond(ctx, "add_review_note", work, video_id)
 
 
 def register_tools(server: MCPServer) -> None:

@@ -11,6 +11,8 @@ storage -> ves``) and nothing imports it.
     ves tenants list               list tenants
     ves retention sweep [--dry-run]
                                    delete the artifacts of runs past their plan's retention
+    ves audit verify [--tenant NAME]
+                                   walk the audit chains; exit 1 if one is broken
     ves sql ["SELECT ..."] [--format table|csv|json]
                                    query every published run with DuckDB (no query: a prompt)
     ves verify BUNDLE.zip [--public-key FILE]
@@ -29,6 +31,7 @@ from cli.evidence import add_commands as add_evidence_commands
 from cli.sql_shell import FORMATS, print_result, prompt
 from cli.supervisor import prefect_env, serve, work
 from flows.readiness import check_readiness
+from storage.audit import AuditLog
 from storage.blobs import open_blob_store
 from storage.catalog import Catalog
 from storage.sql import analyst_connection, run_query
@@ -85,6 +88,21 @@ def cmd_retention_sweep(settings: Settings, args: argparse.Namespace) -> int:
     for line in report.lines():
         print(line)
     return 1 if report.refused else 0
+
+
+def cmd_audit_verify(settings: Settings, args: argparse.Namespace) -> int:
+    """One line per tenant's chain: records checked and the first broken link; exit 1 if any."""
+    catalog = Catalog.from_settings(settings)
+    tenant_id = None
+    if args.tenant is not None:
+        tenant = TenantStore(catalog).find_tenant(args.tenant)
+        tenant_id = tenant.tenant_id if tenant else args.tenant  # a name, or an id
+    reports = AuditLog(catalog).verify(tenant_id)
+    for report in reports:
+        print(report.line())
+    broken = [r for r in reports if not r.ok]
+    print(f"{len(reports)} chain(s) checked, {len(broken)} broken")
+    return 1 if broken else 0
 
 
 def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
@@ -155,6 +173,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     sweep.add_argument("--dry-run", action="store_true", help="list what is due; delete nothing")
     sweep.set_defaults(run=cmd_retention_sweep)
+    audit = commands.add_parser("audit", help="the audit trail").add_subparsers(required=True)
+    verify = audit.add_parser("verify", help="walk each tenant's audit chain; exit 1 if broken")
+    verify.add_argument("--tenant", help="only this tenant (name or id)")
+    verify.set_defaults(run=cmd_audit_verify)
     sql = commands.add_parser(
         "sql", help="query every published run with DuckDB (docs/artifacts.md)"
     )

@@ -129,6 +129,37 @@ rate_events = sa.Table(
     sa.Index("rate_events_bucket", "bucket", "at"),
 )
 
+# One hash chain per tenant (storage.audit): append-only, ``seq`` counts from 1 (or from the
+# retention checkpoint) without gaps; ``hash`` covers ``prev_hash`` and the record's fields.
+audit = sa.Table(
+    "audit",
+    metadata,
+    _text("tenant_id", primary_key=True),
+    sa.Column("seq", sa.BigInteger(), primary_key=True, autoincrement=False),
+    _text("record_id", nullable=False, unique=True),
+    _text("key_id", nullable=False),
+    _text("action", nullable=False),
+    _text("video_id"),
+    _text("ids_json", nullable=False, server_default=sa.text("'{}'")),
+    sa.Column("outcome", sa.Integer(), nullable=False),
+    _text("client"),
+    _text("at", nullable=False),
+    _text("prev_hash", nullable=False),
+    _text("hash", nullable=False),
+    sa.Index("audit_video", "tenant_id", "video_id", "seq"),
+    sa.Index("audit_at", "at"),
+)
+
+# Where retention cut each chain: the last deleted record's seq and hash (storage.audit).
+audit_checkpoints = sa.Table(
+    "audit_checkpoints",
+    metadata,
+    _text("tenant_id", primary_key=True),
+    sa.Column("seq", sa.BigInteger(), nullable=False),
+    _text("hash", nullable=False),
+    _text("at", nullable=False),
+)
+
 review_notes = sa.Table(
     "review_notes",
     metadata,

@@ -22,6 +22,11 @@ ever deleted; a run recorded anywhere else is refused and left as it is, not eve
 Each sweep also deletes *orphans*: run prefixes without a manifest older than
 ``settings.orphan_after_s``, left by runs that died while uploading and whose clean-up failed.
 Readers never serve them (no manifest); the sweep only gives the space back.
+
+Audit records have their own retention (``settings.audit_retention_days``, whatever the plan
+keeps artifacts): each sweep deletes older ones from the start of each tenant's chain and keeps
+a checkpoint (``AuditLog.prune``). Expiring a run is itself recorded in its tenant's chain, as
+the service's own act (key ``system``, action ``retention:expire_run``).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
 from storage.artifacts import ARTIFACTS_TOP, MANIFEST, run_key
+from storage.audit import SYSTEM_KEY, AuditEntry, AuditLog
 from storage.blobs import TRASH, BlobStore, open_blob_store
 from storage.catalog import Catalog
 from storage.retention import DueRun, RetentionStore
@@ -71,6 +77,7 @@ class SweepReport:
     refused: tuple[RefusedRun, ...] = ()
     leftovers: tuple[str, ...] = ()  # runs expired earlier whose folder remained
     orphans: tuple[str, ...] = ()  # prefixes of runs that never finished publishing
+    audit_pruned: int = 0  # audit records past their retention, deleted
 
     @property
     def freed_bytes(self) -> int:
@@ -100,6 +107,8 @@ class SweepReport:
                 f"swept at {self.now}: {runs} run(s) expired, {freed} bytes deleted,"
                 f" {videos} video(s) now expired"
             )
+        if self.audit_pruned:
+            text += f", {self.audit_pruned} audit record(s) past retention deleted"
         return text + (f"; {len(self.refused)} refused" if self.refused else "")
 
     def as_dict(self) -> dict[str, Any]:
@@ -113,6 +122,7 @@ class SweepReport:
             "leftovers": list(self.leftovers),
             "orphans": list(self.orphans),
             "refused_runs": [r.run_id for r in self.refused],
+            "audit_pruned": self.audit_pruned,
         }
 
 
@@ -143,7 +153,10 @@ def sweep_retention(
     due = store.due(moment, lambda plan: settings.plan(plan).retention_days)
     leftovers: tuple[str, ...] = ()
     orphans: tuple[str, ...] = ()
+    pruned = 0
     if not dry_run:
+        audit_cutoff = to_rfc3339(moment - timedelta(days=settings.audit_retention_days))
+        pruned = AuditLog(catalog).prune(audit_cutoff)
         blobs.empty_trash(ARTIFACTS_TOP)
         leftovers = _remove_leftovers(blobs, store)
         orphans = remove_orphans(blobs, moment - timedelta(seconds=settings.orphan_after_s))
@@ -158,7 +171,7 @@ def sweep_retention(
         elif outcome := _expire(blobs, store, run, key):
             swept.append(outcome)
     return SweepReport(
-        to_rfc3339(moment), dry_run, tuple(swept), tuple(refused), leftovers, orphans
+        to_rfc3339(moment), dry_run, tuple(swept), tuple(refused), leftovers, orphans, pruned
     )
 
 
@@ -170,6 +183,9 @@ def _expire(
     if expiry is None:  # another sweep expired it meanwhile; that sweep removes the folder
         return None
     removed = key is not None and blobs.delete_prefix(key)
+    ids = {"run_id": run.run_id}
+    expired = AuditEntry(run.tenant_id, SYSTEM_KEY, "retention:expire_run", 200, run.video_id, ids)
+    AuditLog(store.catalog).append(expired)
     return SweptRun(run, expiry.freed_bytes, expiry.video_expired, removed)
 
 

@@ -318,6 +318,14 @@ class Settings(BaseSettings):
             "publishing) is deleted by the retention sweep."
         ),
     )
+    audit_retention_days: int = Field(
+        365,
+        ge=1,
+        description=(
+            "Days audit records are kept (whatever the plan keeps artifacts): the retention sweep "
+            "deletes older ones from the start of each chain, leaving a checkpoint."
+        ),
+    )
     signing_key_file: Path | None = Field(
         None,
         description="PEM Ed25519 private key that signs evidence bundles, shared by every machine;"

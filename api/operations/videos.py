@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
 
 from api.schemas.videos import VideoCreate, VideoPublic, VideosPublic
 from storage.records import VIDEO_STATES, Tenant
@@ -15,20 +16,24 @@ from ves.netguard import check_url, probe_url
 from ves.settings import Settings
 
 
-def encode_cursor(video_id: str) -> str:
-    """An opaque cursor for "the videos after this one"."""
-    return base64.urlsafe_b64encode(video_id.encode()).decode().rstrip("=")
+def encode_cursor(after: str) -> str:
+    """An opaque cursor for "the items after this one" (a video id, an audit record's seq)."""
+    return base64.urlsafe_b64encode(after.encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str) -> str:
-    """The video id inside a cursor; ``InvalidRequest`` when it is not one of ours."""
+def _is_video_id(value: str) -> bool:
+    return is_id(value, "vid")
+
+
+def decode_cursor(cursor: str, valid: Callable[[str], bool] = _is_video_id) -> str:
+    """The value inside a cursor; ``InvalidRequest`` when it is not one of ours (``valid``)."""
     try:
-        video_id = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        after = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
         raise InvalidRequest("the cursor is not valid; use next_cursor from a listing") from exc
-    if not is_id(video_id, "vid"):
+    if not valid(after):
         raise InvalidRequest("the cursor is not valid; use next_cursor from a listing")
-    return video_id
+    return after
 
 
 def check_source(body: VideoCreate, settings: Settings) -> None:

@@ -25,6 +25,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel
 
+from api.audit import AuditedRoute, note_ids
 from api.deps import ReadCacheDep, ReaderDep, RunsDep, StoreDep, TenantDep, VideosDep, ViewsDep
 from api.problems import problem_responses
 from api.read_cache import ReadCache, Rendered, cache_key, etag_of, respond_cached
@@ -34,7 +35,7 @@ from storage.records import Run
 from storage.views import RunViews, evidence_of, scene_graph_of, timeline_of
 from ves.errors import BlobNotFound, NotFound, NotReady
 
-router = APIRouter(tags=["artifacts"])
+router = APIRouter(tags=["artifacts"], route_class=AuditedRoute)
 
 _THUMB_NAME = re.compile(r"^ev_[0-9a-z]+_[0-9]{1,3}\.jpg$")
 _VALIDATOR_HEADERS: dict[str, Any] = {
@@ -199,8 +200,10 @@ def _document(
 def _respond(
     request: Request, cache: ReadCache, of: tuple[str, Run, str], render: Callable[[], Rendered]
 ) -> Response:
-    """A document of (tenant id, run, what) with its validators, kept in ``cache``."""
+    """A document of (tenant id, run, what) with its validators, kept in ``cache``; the run is
+    noted for the request's audit record."""
     tenant_id, run, what = of
+    note_ids(request, run_id=run.run_id)
     key, etag = cache_key(tenant_id, run, what), etag_of(run, what)
     return respond_cached(request, cache, key, etag, _DOCUMENT_CACHING, render)
 

@@ -12,6 +12,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Request
 
+from api.audit import AuditedRoute, ids_of, note_ids
 from api.deps import CatalogDep, SettingsDep, TenantDep
 from api.operations.ask import ask_about
 from api.problems import problem_responses
@@ -19,7 +20,7 @@ from api.schemas.ask import AskAnswer, AskRequest
 from ask.engine import Phraser
 from ask.world import WorldCache
 
-router = APIRouter(tags=["ask"])
+router = APIRouter(tags=["ask"], route_class=AuditedRoute)
 
 ASK_EXAMPLES = {
     "count": {"summary": "A count", "value": {"question": "How many objects appeared?"}},
@@ -64,4 +65,8 @@ def ask_video(
     body: Annotated[AskRequest, Body(openapi_examples=ASK_EXAMPLES)],
 ) -> AskAnswer:
     phraser: Phraser | None = getattr(request.app.state, "phraser", None)
-    return ask_about(tenant, video_id, body.question, catalog, settings, _worlds(request), phraser)
+    answer = ask_about(
+        tenant, video_id, body.question, catalog, settings, _worlds(request), phraser
+    )
+    note_ids(request, **ids_of(answer.model_dump(include={"run_id", "ask_id", "citations"})))
+    return answer

@@ -28,7 +28,7 @@ _SECURITY_HEADERS = {
     summary="Workspace dashboard",
     description=(
         "An HTML page: sign in with an API key; list, add and execute videos; see a video's "
-        "timeline, scene, evidence and cost, ask it questions; see the billing state."
+        "timeline, scene, evidence, cost and audit trail, ask it questions; see the billing state."
     ),
     response_class=FileResponse,
     responses={200: {"description": "The page.", "content": {"text/html": {}}}},

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Request
 
+from api.audit import AuditedRoute, note_ids
 from api.deps import TenantDep, ViewsDep
 from api.operations.notes import add_note, list_notes
 from api.problems import problem_responses
 from api.schemas.notes import NoteCreate, NotePublic, NotesPublic
 
-router = APIRouter(tags=["review notes"])
+router = APIRouter(tags=["review notes"], route_class=AuditedRoute)
 
 _PATH = "/api/product/videos/{video_id}/evidence/{evidence_id}/notes"
 _WHICH_SPAN = (
@@ -58,11 +59,14 @@ NOTE_EXAMPLES: dict[str, Any] = {
 def create_note(
     video_id: str,
     evidence_id: str,
+    request: Request,
     tenant: TenantDep,
     views: ViewsDep,
     body: Annotated[NoteCreate, Body(openapi_examples=NOTE_EXAMPLES)],
 ) -> NotePublic:
-    return add_note(tenant, video_id, evidence_id, body, views)
+    note = add_note(tenant, video_id, evidence_id, body, views)
+    note_ids(request, run_id=note.run_id, note_id=note.note_id)
+    return note
 
 
 @router.get(

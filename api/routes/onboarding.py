@@ -9,12 +9,13 @@ before anything is created.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Request, Response, status
 from starlette.concurrency import run_in_threadpool
 
+from api.audit import DEMO_KEY, AuditedRoute, act_as, note_ids
 from api.auth import client_address
 from api.deps import CatalogDep, SettingsDep, SubmitterDep
 from api.operations.runs import submit_run
@@ -24,7 +25,7 @@ from flows.demo_clip import CLIP_NAME, ensure_demo_clip
 from storage.blobs import open_blob_store
 from storage.catalog import Catalog
 from storage.rate_limits import RateLimit, RateLimiter
-from storage.records import Run
+from storage.records import Run, Tenant
 from storage.runs import RunStore
 from storage.tenants import TenantStore
 from storage.uploads import StagedUpload, publish_staged, stage_copy, upload_key
@@ -33,7 +34,7 @@ from tasks.options import RunOptions
 from ves.plans import PlanLimits
 from ves.settings import Settings
 
-router = APIRouter(tags=["onboarding"])
+router = APIRouter(tags=["onboarding"], route_class=AuditedRoute)
 
 DEMO_TITLE = "Demo: lobby camera (synthetic)"
 # The demo shows text and motion whatever the service's default detector is (a YOLO model would
@@ -53,8 +54,7 @@ DEMO_EXAMPLES = {
 class _Workspace:
     """What ``_create_workspace`` made, before the run is handed over."""
 
-    tenant_id: str
-    tenant_name: str
+    tenant: Tenant
     api_key: str
     run: Run
 
@@ -92,11 +92,13 @@ async def create_demo_workspace(
     await run_in_threadpool(limiter.acquire, demo_rate_limit(settings), client_address(request))
     made = await run_in_threadpool(_create_workspace, settings, catalog, body or DemoCreate())
     concurrency = settings.plan("sandbox").concurrent_runs
+    act_as(request, replace(made.tenant, key_id=DEMO_KEY))  # the demo video's first record
+    note_ids(request, video_id=made.run.video_id, run_id=made.run.run_id)
     await submit_run(made.run, RunStore(catalog), submitter, concurrency)
     response.headers["Cache-Control"] = "no-store"  # the answer holds a key
     return DemoWorkspace(
-        tenant_id=made.tenant_id,
-        tenant_name=made.tenant_name,
+        tenant_id=made.tenant.tenant_id,
+        tenant_name=made.tenant.name,
         api_key=made.api_key,
         video_id=made.run.video_id,
         run_id=made.run.run_id,
@@ -123,7 +125,7 @@ def _create_workspace(settings: Settings, catalog: Catalog, body: DemoCreate) ->
     options = RunOptions(detector=DEMO_DETECTOR).resolved(settings, limits)
     params = options.model_dump(mode="json", exclude_none=True)
     run = RunStore(catalog).create(tenant.tenant_id, video_id, params, limits)
-    return _Workspace(tenant.tenant_id, tenant.name, api_key, run)
+    return _Workspace(tenant, api_key, run)
 
 
 def _workspace_name(name: str | None) -> str:

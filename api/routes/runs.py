@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, status
+from fastapi import APIRouter, Body, Request, status
 
+from api.audit import AuditedRoute, note_ids
 from api.deps import RunsDep, SettingsDep, SubmitterDep, TenantDep
 from api.operations.runs import queue_run
 from api.problems import problem_responses
 from api.schemas.runs import ExecuteAccepted
 from tasks.options import RunOptions
 
-router = APIRouter(tags=["runs"])
+router = APIRouter(tags=["runs"], route_class=AuditedRoute)
 
 # OpenAPI links from a queued run to where it is followed and read (execute -> read): clients
 # and the stateful fuzzer (stress/fuzz.py) follow them.
@@ -84,6 +85,7 @@ EXECUTE_EXAMPLES = {
 )
 async def execute_video(
     video_id: str,
+    request: Request,
     tenant: TenantDep,
     runs: RunsDep,
     submitter: SubmitterDep,
@@ -91,4 +93,5 @@ async def execute_video(
     options: Annotated[RunOptions | None, Body(openapi_examples=EXECUTE_EXAMPLES)] = None,
 ) -> ExecuteAccepted:
     run = await queue_run(tenant, video_id, options, runs, submitter, settings)
+    note_ids(request, run_id=run.run_id)
     return ExecuteAccepted(video_id=video_id, run_id=run.run_id, state=run.state)

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, status
 from starlette.concurrency import run_in_threadpool
 
+from api.audit import AuditedRoute, note_ids
 from api.deps import SettingsDep, StoreDep, TenantDep, VideosDep
 from api.operations.videos import list_page, register_video
 from api.problems import problem_responses
@@ -18,7 +19,7 @@ from ves.errors import (
     UnsupportedMediaType,
 )
 
-router = APIRouter(tags=["videos"])
+router = APIRouter(tags=["videos"], route_class=AuditedRoute)
 
 _BY_VIDEO_ID = {"video_id": "$response.body#/video_id"}
 # OpenAPI links from a registered video to what can be done with it next (add -> upload or
@@ -69,9 +70,15 @@ _UPLOAD_MEDIA = ("video/", "application/octet-stream")
     },
 )
 def add_video(
-    body: VideoCreate, tenant: TenantDep, videos: VideosDep, settings: SettingsDep
+    body: VideoCreate,
+    request: Request,
+    tenant: TenantDep,
+    videos: VideosDep,
+    settings: SettingsDep,
 ) -> VideoPublic:
-    return register_video(body, tenant, videos, settings)
+    video = register_video(body, tenant, videos, settings)
+    note_ids(request, video_id=video.video_id)
+    return video
 
 
 @router.put(

@@ -1,5 +1,6 @@
 // One video's page: timeline, scene over a frame, evidence spans, cost report and the ask box.
 import { $, api, definitions, el, loadImage, postJson, releaseImages, seconds } from "./api.js";
+import { showAudit } from "./audit.js";
 import { svg, titled } from "./svg.js";
 import { spanNotes } from "./notes.js";
 import { drawTimeline } from "./timeline.js";
@@ -123,7 +124,9 @@ export async function openVideo(video) {
   $("detail").hidden = false;
   $("detail-title").textContent = video.title;
   $("detail-error").textContent = "";
-  for (const id of ["timeline", "scene", "cost", "evidence", "answer"]) $(id).replaceChildren();
+  for (const id of ["timeline", "scene", "cost", "evidence", "answer", "audit-rows"]) {
+    $(id).replaceChildren();
+  }
   const base = `/api/product/videos/${encodeURIComponent(video.video_id)}`;
   try {
     const [graph, timeline, view, cost] = await Promise.all(
@@ -137,6 +140,7 @@ export async function openVideo(video) {
   } catch (error) {
     $("detail-error").textContent = error.message;
   }
+  if (current === video.video_id) await showAudit(video.video_id); // after the reads it records
   $("detail").scrollIntoView({ block: "start" });
 }
 

@@ -13,7 +13,7 @@ number (``0001`` to ``0007`` are exactly those migrations), then upgraded, keepi
 
 Alembic's version table is ``ves_alembic_version``, not the default ``alembic_version``, so it
 never meets Prefect's own when both live on one PostgreSQL server. Never edit a revision that
-has shipped: add the next one (``r0008_...py`` with ``down_revision = "0007"``).
+has shipped: add the next one (``r0010_...py`` with ``down_revision = "0009"``).
 """
 
 from __future__ import annotations

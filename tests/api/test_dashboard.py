@@ -17,6 +17,7 @@ MODULES = (
     "video.js",
     "notes.js",
     "billing.js",
+    "audit.js",
 )
 
 

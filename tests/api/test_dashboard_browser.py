@@ -123,6 +123,24 @@ def test_a_user_runs_the_lobby_and_follows_a_citation(
     assert dialogs == []
 
 
+def test_a_videos_audit_trail_lists_who_did_what_from_where(page: Any, client: Any) -> None:
+    """No processing needed: a registered upload's page shows its registration and the reads
+    the page itself made, newest first, with the chain's head."""
+    key = client.headers["Authorization"].removeprefix("Bearer ")
+    upload = {"filename": "night.mp4", "size_bytes": 1000, "content_type": "video/mp4"}
+    body = {"title": "Night shift", "source_type": "upload", "upload": upload}
+    video_id = client.post("/api/videos/add", json=body).json()["video_id"]
+    _sign_in(page, str(client.base_url).rstrip("/"), key)
+    _row(page, "Night shift").locator("td").first.click()
+    page.locator("#audit-rows tr").last.wait_for()
+    rows = page.locator("#audit-rows tr").all_inner_texts()
+    assert "POST /api/videos/add" in rows[-1] and "201" in rows[-1] and "127.0.0.1" in rows[-1]
+    assert any("/scene-graph" in r and "409" in r for r in rows)  # not processed yet
+    head = client.get(f"/api/product/videos/{video_id}/audit").json()["chain_head"]
+    assert page.locator("#audit-head").text_content().startswith("Chain head: seq ")
+    assert head["seq"] > len(rows)  # listing reads sit in the chain, not in the video's rows
+
+
 def test_a_reviewer_adds_a_note_to_a_span_and_sees_it_without_a_reload(
     page: Any, processing: Any, lobby_media: MediaServer
 ) -> None:

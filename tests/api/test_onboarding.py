@@ -151,6 +151,10 @@ def test_each_demo_is_a_tenant_of_its_own_and_the_clip_is_rendered_once(
         assert client.get(f"/api/product/videos/{first['video_id']}").status_code == 404
         listing = client.get("/api/product/videos").json()["data"]
         assert [v["video_id"] for v in listing] == [second["video_id"]]
+        (made,) = client.get(f"/api/product/videos/{second['video_id']}/audit").json()["data"]
+    assert (made["seq"], made["key_id"], made["outcome"]) == (1, "demo", 201)
+    assert made["action"] == "POST /api/public/onboarding/demo-video"
+    assert made["ids"] == {"run_id": second["run_id"]}
     assert len(renders) == 1
     clip = settings.data_dir / "demo" / CLIP_NAME
     for made in (first, second):

@@ -154,3 +154,29 @@ def test_sql_bad_sql_is_one_line_and_exit_code_2(data_dir: Path) -> None:
         "error: Catalog Error: Table with name nowhere does not exist!"
     ]
     assert result.stdout == ""
+
+
+def test_audit_verify_passes_an_untouched_chain_and_names_a_tampered_record(
+    data_dir: Path,
+) -> None:
+    from storage.audit import AuditEntry, AuditLog
+    from storage.catalog import Catalog
+    from storage.tenants import TenantStore
+
+    catalog = Catalog.open(data_dir / "catalog.sqlite3")
+    tenant = TenantStore(catalog).create_tenant("acme")
+    for n in range(4):
+        AuditLog(catalog).append(AuditEntry(tenant.tenant_id, "key_1", "GET /x", 200, f"vid_{n}"))
+    intact = _ves(data_dir, "audit", "verify", "--tenant", "acme")
+    assert intact.returncode == 0, intact.stderr
+    assert f"tenant {tenant.tenant_id}: 4 record(s) checked from genesis, chain intact" in (
+        intact.stdout
+    )
+    with catalog.write() as conn:
+        conn.exec_driver_sql("UPDATE audit SET video_id = 'vid_9' WHERE seq = 2")
+    broken = _ves(data_dir, "audit", "verify")
+    assert broken.returncode == 1
+    assert "1 record(s) checked from genesis, BROKEN at seq 2: its fields do not match" in (
+        broken.stdout
+    )
+    assert broken.stdout.splitlines()[-1] == "1 chain(s) checked, 1 broken"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from storage.audit import AuditEntry, AuditLog
 from storage.catalog import Catalog
 from storage.retention import RetentionStore
 from storage.runs import RunStore
@@ -132,3 +133,28 @@ def test_a_sweep_stopped_between_catalog_and_folder_is_finished_by_the_next(
     assert not Path(old.artifacts_path or "").exists()
     assert not half_deleted.exists()
     assert storage_bytes(catalog, acme) == 0  # given back once, by the catalog step
+
+
+def test_audit_records_have_their_own_retention_and_the_chain_still_verifies(
+    settings: Settings, catalog: Catalog, data_dir: Path, acme: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records older than VES_AUDIT_RETENTION_DAYS go from the start of the chain, however long
+    the plan keeps artifacts; expiring a run is recorded as the service's own act."""
+    audit = AuditLog(catalog)
+    video = new_video(catalog, acme)
+    monkeypatch.setattr("storage.audit.now_rfc3339", lambda: "2020-01-01T00:00:00.000Z")
+    old = [audit.append(AuditEntry(acme, "key_1", "GET /x", 200, video)) for _ in range(3)]
+    monkeypatch.undo()
+    kept = audit.append(AuditEntry(acme, "key_1", "GET /x", 200, video))
+    run = published_run(catalog, data_dir, acme, video, days_ago=8)
+
+    report = sweep_retention(settings.model_copy(update={"audit_retention_days": 30}), catalog)
+
+    assert report.audit_pruned == 3 and report.as_dict()["audit_pruned"] == 3
+    assert "3 audit record(s) past retention deleted" in report.summary()
+    (chain,) = audit.verify(acme)
+    assert (chain.ok, chain.start_seq, chain.checked) == (True, old[-1].seq, 2)
+    records = audit.video_records(acme, video)
+    assert [r["seq"] for r in records] == [kept.seq, kept.seq + 1]
+    assert (records[-1]["key_id"], records[-1]["action"]) == ("system", "retention:expire_run")
+    assert records[-1]["ids"] == {"run_id": run.run_id}

@@ -2,7 +2,7 @@
 the previous one (``position`` orders a span's notes; unique, so two notes never fork a chain).
 
 Revision ID: 0009
-Revises: 0008 (the audit trail); 0007 until that revision is merged
+Revises: 0008 (the audit trail)
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0009"
-down_revision = "0007"  # becomes "0008" (the audit trail's revision) at merge
+down_revision = "0008"
 
 
 def upgrade() -> None:
