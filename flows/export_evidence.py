@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from prefect import flow, get_run_logger
 from pydantic import BaseModel
 
 from storage.artifacts import sha256_file
+from storage.audit import AuditLog
 from storage.blobs import BlobStore, open_blob_store
 from storage.catalog import Catalog
 from storage.exports import Bundle, Export, ExportStore, bundle_key
@@ -77,6 +79,7 @@ def make_bundle(
     (work / "scratch").mkdir(parents=True, exist_ok=True)
     source, sha, _ = acquire_source(ref, work / "scratch", settings, store)
     signing_key = KeyRing.from_settings(settings).active()
+    audit = AuditLog(catalog)
     request = ExportRequest(
         export_id=export.export_id,
         run=run,
@@ -85,7 +88,13 @@ def make_bundle(
         provenance=provenance(video, run),
         selection=selection_of(export.params),
         notes=ReviewNoteStore(catalog).for_run(run.run_id),
-        extra={"tenant_id": export.tenant_id, "requested_by": export.key_id, **export.params},
+        audit=audit.video_records(export.tenant_id, export.video_id),
+        extra={
+            "tenant_id": export.tenant_id,
+            "requested_by": export.key_id,
+            "audit_head": asdict(audit.head(export.tenant_id)),  # note it: truncation shows
+            **export.params,
+        },
     )
     sealed = write_export(
         request, ArtifactReader(store), store, signing_key, work / "bundle.zip", work

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Request
 from fastapi.responses import StreamingResponse
 
+from api.audit import AuditedRoute, note_ids
 from api.deps import StoreDep, SubmitterDep, TenantDep, ViewsDep
 from api.operations.exports import queue_export, read_export
 from api.problems import problem_responses
@@ -20,7 +21,7 @@ from api.schemas.exports import ExportCreate, ExportPublic
 from storage.exports import ExportStore
 from ves.errors import NotReady
 
-router = APIRouter(tags=["exports"])
+router = APIRouter(tags=["exports"], route_class=AuditedRoute)
 
 _BASE = "/api/product/videos/{video_id}/exports"
 EXPORT_EXAMPLES: dict[str, Any] = {
@@ -51,12 +52,15 @@ EXPORT_EXAMPLES: dict[str, Any] = {
 )
 async def create_export(
     video_id: str,
+    request: Request,
     tenant: TenantDep,
     views: ViewsDep,
     submitter: SubmitterDep,
     body: Annotated[ExportCreate | None, Body(openapi_examples=EXPORT_EXAMPLES)] = None,
 ) -> ExportPublic:
-    return await queue_export(tenant, video_id, body, views, submitter)
+    export = await queue_export(tenant, video_id, body, views, submitter)
+    note_ids(request, export_id=export.export_id, run_id=export.run_id)
+    return export
 
 
 @router.get(

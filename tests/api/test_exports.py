@@ -63,10 +63,16 @@ def test_an_export_downloads_and_verifies_offline_with_the_published_key(
         manifest = json.loads(archive.read("manifest.json"))
         spans = [json.loads(archive.read(s["path"])) for s in manifest["spans"]]
         source = json.loads(archive.read("source.json"))
+        audit = [json.loads(line) for line in archive.read("audit.jsonl").splitlines()]
     by_id = {s["evidence_id"]: s for s in view["spans"]}
     assert {s["evidence_id"]: s for s in spans} == by_id  # every span, exactly as served
     assert source["url"] == video["source"]["url"] and source["sha256"] == spans[0]["source_sha256"]
     assert manifest["export"]["export_id"] == queued["export_id"]
+    actions = [record["action"] for record in audit]
+    assert "POST /api/product/videos/{video_id}/execute" in actions  # who ran it, from where
+    assert "POST /api/product/videos/{video_id}/exports" in actions  # and who asked for this
+    assert all(r["video_id"] == video_id for r in audit)
+    assert manifest["export"]["audit_head"]["seq"] >= audit[-1]["seq"]
 
 
 def test_a_selection_of_an_unknown_span_fails_with_its_reason_and_has_no_bundle(
