@@ -22,12 +22,14 @@ from starlette.datastructures import State
 from api.audit import TENANT_STATE, entry_for, ids_of
 from api.auth import client_address
 from api.operations.ask import ask_about
+from api.operations.exports import queue_export
 from api.operations.notes import add_note
 from api.operations.runs import queue_run
 from api.operations.videos import list_page, register_video
 from api.problems import problem_body
 from api.schemas.artifacts import EvidenceView, SceneGraph, Timeline
 from api.schemas.ask import AskRequest
+from api.schemas.exports import ExportCreate
 from api.schemas.notes import NoteCreate
 from api.schemas.runs import ExecuteAccepted
 from api.schemas.videos import VideoCreate
@@ -51,7 +53,9 @@ VideoId = Annotated[
 ]
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 # recorded before answering (the others are queued: api.audit)
-_WRITE_TOOLS = frozenset({"add_video", "execute_video", "ask_video", "add_review_note"})
+_WRITE_TOOLS = frozenset(
+    {"add_video", "execute_video", "ask_video", "add_review_note", "export_evidence"}
+)
 
 
 @dataclass(frozen=True)
@@ -318,6 +322,30 @@ def add_review_note(
     return _respond(ctx, "add_review_note", work, video_id)
 
 
+async def export_evidence(
+    ctx: Context[Any, Any],
+    video_id: VideoId,
+    evidence_ids: Annotated[
+        list[str] | None,
+        Field(description="The spans to export (ids from get_evidence); none: every span."),
+    ] = None,
+) -> CallToolResult:
+    """Queue a signed evidence bundle of the video's newest succeeded run (the chosen spans with
+    their thumbnails and clips cut from the source, the scene graph and timeline they belong
+    to, cost, provenance, review notes and the audit trail, signed with the service's Ed25519
+    key) and return the export at once (`queued`). Its state and, once it succeeded, the
+    bundle's sha256 and download URL are at `GET /api/product/videos/{video_id}/exports/
+    {export_id}`; anyone verifies the bundle offline with `ves verify`."""
+
+    async def work(caller: Caller) -> Document:
+        body = _parse(ExportCreate, evidence_ids=evidence_ids)
+        return await queue_export(
+            caller.tenant, video_id, body, caller.views, caller.state.submitter
+        )
+
+    return await _respond_async(ctx, "export_evidence", work, video_id)
+
+
 def register_tools(server: MCPServer) -> None:
     """Add every tool to ``server``; a tool's docstring is its description."""
     reads: tuple[Callable[..., Any], ...] = (
@@ -329,7 +357,13 @@ def register_tools(server: MCPServer) -> None:
     )
     for tool in reads:
         server.add_tool(tool, description=_description(tool), annotations=_READ)
-    writes: tuple[Callable[..., Any], ...] = (add_video, execute_video, ask_video, add_review_note)
+    writes: tuple[Callable[..., Any], ...] = (
+        add_video,
+        execute_video,
+        ask_video,
+        add_review_note,
+        export_evidence,
+    )
     for tool in writes:
         server.add_tool(tool, description=_description(tool))
 

@@ -5,6 +5,7 @@ against the key the API publishes; refused as they must be."""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import time
 import zipfile
@@ -15,6 +16,7 @@ import httpx
 import pytest
 
 from tests.api.conftest import InlineSubmitter
+from tests.api.test_mcp import call, ok, refused
 from tests.api.test_videos import _problem
 from tests.cli.test_verify import _verify
 
@@ -107,3 +109,20 @@ def test_exports_are_refused_where_they_must_be(
     _problem(other.post(_exports(fresh.json()["video_id"])), 409, "not_ready")
     submitter.down = True
     _problem(client.post(_exports(video_id)), 503, "unavailable")
+
+
+def test_the_mcp_tool_exports_as_the_route_does(executed: Executed) -> None:
+    client, video_id, _ = executed
+    view = client.get(f"/api/product/videos/{video_id}/evidence-view").json()
+    first = view["spans"][0]["evidence_id"]
+
+    queued = ok(call(client, "export_evidence", video_id=video_id, evidence_ids=[first]))
+
+    assert queued["state"] == "queued" and queued["selection"] == {"evidence_ids": [first]}
+    export = _finished(client, f"{_exports(video_id)}/{queued['export_id']}")
+    assert export["state"] == "succeeded", export["error"]
+    bundle = client.get(export["bundle"]["download_url"]).content
+    with zipfile.ZipFile(io.BytesIO(bundle)) as archive:
+        spans = json.loads(archive.read("manifest.json"))["spans"]
+    assert [s["evidence_id"] for s in spans] == [first]
+    refused(call(client, "export_evidence", video_id=video_id, evidence_ids=[]), "validation_error")

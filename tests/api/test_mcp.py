@@ -30,6 +30,7 @@ TOOLS = {
     "get_cost",
     "ask_video",
     "add_review_note",
+    "export_evidence",
 }
 Executed = tuple[httpx.Client, str, dict[str, Any]]
 T = TypeVar("T")
