@@ -1,6 +1,7 @@
 // One video's page: timeline, scene over a frame, evidence spans, cost report and the ask box.
 import { $, api, definitions, el, loadImage, postJson, releaseImages, seconds } from "./api.js";
 import { showAudit } from "./audit.js";
+import { resetExport } from "./exports.js";
 import { svg, titled } from "./svg.js";
 import { spanNotes } from "./notes.js";
 import { drawTimeline } from "./timeline.js";
@@ -127,6 +128,7 @@ export async function openVideo(video) {
   for (const id of ["timeline", "scene", "cost", "evidence", "answer", "audit-rows"]) {
     $(id).replaceChildren();
   }
+  resetExport(video.video_id);
   const base = `/api/product/videos/${encodeURIComponent(video.video_id)}`;
   try {
     const [graph, timeline, view, cost] = await Promise.all(

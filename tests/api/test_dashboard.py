@@ -18,6 +18,7 @@ MODULES = (
     "notes.js",
     "billing.js",
     "audit.js",
+    "exports.js",
 )
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tasks.export.verify import verify_bundle
 from tests.api.conftest import _add, _wait
 from tests.fixtures.media_server import MediaServer
 
@@ -141,7 +144,7 @@ def test_a_videos_audit_trail_lists_who_did_what_from_where(page: Any, client: A
     assert head["seq"] > len(rows)  # listing reads sit in the chain, not in the video's rows
 
 
-def test_a_reviewer_adds_a_note_to_a_span_and_sees_it_without_a_reload(
+def test_a_reviewer_adds_a_note_sees_it_without_a_reload_and_exports_it_signed(
     page: Any, processing: Any, lobby_media: MediaServer
 ) -> None:
     client = processing("acme")
@@ -176,3 +179,21 @@ def test_a_reviewer_adds_a_note_to_a_span_and_sees_it_without_a_reload(
     fresh = page.locator(f"#span-{evidence_id}:not([data-stale])")
     fresh.locator("li.note.person").wait_for()
     assert fresh.locator(".span-head .verdict").text_content() == "rejected"
+    _export_and_verify(page, client, note)
+
+
+def _export_and_verify(page: Any, client: Any, note: dict[str, Any]) -> None:
+    """The export button: its state while the flow makes it, then a download that verifies
+    offline against the key the API publishes, holding the reviewer's note."""
+    page.locator("#export-button").click()
+    page.locator("#export-state[data-state=succeeded]").wait_for(timeout=120_000)
+    assert "sha256" in page.locator("#export-state").text_content()
+    with page.expect_download() as download:
+        page.locator("#export-download a").click()
+    bundle = Path(download.value.path())
+    keys = client.get("/api/public/signing-keys").json()["keys"]
+    verdict = verify_bundle(bundle, keys[0]["public_key_pem"].encode())
+    assert verdict.ok, verdict.lines()
+    with zipfile.ZipFile(bundle) as archive:
+        noted = [json.loads(line) for line in archive.read("notes.jsonl").splitlines()]
+    assert note in noted

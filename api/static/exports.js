@@ -1,0 +1,59 @@
+// Exports of the open video: a button that asks for a signed evidence bundle, its state while
+// the export-evidence flow makes it, then the bundle's sha256 and a download (with the key).
+import { $, api, authHeaders, el, postJson } from "./api.js";
+
+let watching = null; // the export being followed; a newer one (or another video) stops it
+
+function showState(exportDoc) {
+  const parts = [`Export ${exportDoc.export_id}: ${exportDoc.state}`];
+  if (exportDoc.error) parts.push(`${exportDoc.error.code}: ${exportDoc.error.message}`);
+  if (exportDoc.bundle) {
+    parts.push(`${exportDoc.bundle.bytes} bytes, sha256 ${exportDoc.bundle.sha256}`);
+    parts.push(`signed by ${exportDoc.bundle.signing_key_id}`);
+  }
+  $("export-state").textContent = parts.join(" · ");
+  $("export-state").dataset.state = exportDoc.state;
+}
+
+async function offerDownload(exportDoc) {
+  const response = await fetch(exportDoc.bundle.download_url, { headers: authHeaders() });
+  if (!response.ok) throw new Error(`bundle HTTP ${response.status}`);
+  const link = el("a", `Download ${exportDoc.export_id}.zip`, "download");
+  link.href = URL.createObjectURL(await response.blob());
+  link.download = `${exportDoc.export_id}.zip`;
+  $("export-download").replaceChildren(link);
+}
+
+async function follow(videoId, exportDoc) {
+  const url = `/api/product/videos/${encodeURIComponent(videoId)}/exports/${exportDoc.export_id}`;
+  let current = exportDoc;
+  while (watching === exportDoc.export_id && !["succeeded", "failed"].includes(current.state)) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    current = await api(url);
+    if (watching === exportDoc.export_id) showState(current);
+  }
+  if (watching === exportDoc.export_id && current.bundle) await offerDownload(current);
+}
+
+/** Reset the export panel for `videoId` (a newly opened video). */
+export function resetExport(videoId) {
+  watching = null;
+  $("export-state").textContent = "";
+  $("export-download").replaceChildren();
+  $("export-button").dataset.videoId = videoId;
+}
+
+$("export-button").addEventListener("click", async () => {
+  const videoId = $("export-button").dataset.videoId;
+  if (!videoId) return;
+  $("export-download").replaceChildren();
+  try {
+    const path = `/api/product/videos/${encodeURIComponent(videoId)}/exports`;
+    const queued = await postJson(path, {});
+    watching = queued.export_id;
+    showState(queued);
+    await follow(videoId, queued);
+  } catch (error) {
+    $("export-state").textContent = error.message;
+  }
+});
