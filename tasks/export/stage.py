@@ -29,7 +29,7 @@ from storage.views import evidence_of, scene_graph_of, timeline_of
 from tasks.export.bundle import BundleMeta, BundleWriter, SealedBundle
 from tasks.export.cut import Clip, clip_window, cut_clip
 from tasks.export.layout import clip_path, thumbnail_path
-from tasks.export.redact import Redaction, Redactor, text_boxes_of
+from tasks.export.redact import WHAT, Redaction, Redactor, text_boxes_of
 from ves.errors import InvalidRequest, SourceInvalid
 from ves.signing import SigningKey
 
@@ -118,7 +118,8 @@ def write_export(
     ``work``).
 
     Raises:
-        InvalidRequest: the selection picks no span, or names one the run does not have.
+        InvalidRequest: the selection picks no span, or names one the run does not have, or
+            ``redact`` names something other than ``faces`` and ``text``.
         SourceInvalid: the source is not the one the run analysed, or does not decode.
     """
     run, path = request.run, request.run.artifacts_path or ""
@@ -148,6 +149,8 @@ def _redaction(request: ExportRequest, reader: ArtifactReader, path: str) -> Red
     """The export's redaction, with the run's text objects where text is redacted."""
     if not request.redact:
         return None
+    if unknown := set(request.redact) - WHAT:
+        raise InvalidRequest(f"cannot redact {', '.join(sorted(unknown))}: only faces and text")
     texts = text_boxes_of(reader.rows(path, "tracks")) if "text" in request.redact else []
     return Redaction(Redactor(frozenset(request.redact), texts))
 
