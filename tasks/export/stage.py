@@ -7,13 +7,16 @@ of the scene graph and the timeline the spans belong to, the run's ``cost.json``
 where the source came from (``source.json``), and the records the caller passes (the video's
 audit trail; the spans' review notes, which the spans also show as the evidence view serves them,
 with ``published_sha256`` proving what the run published). The source must be the one the run
-analysed: its sha256 is checked against the run's before anything is cut.
+analysed: its sha256 is checked against the run's before anything is cut. When the request asks
+to ``redact`` faces or text, every thumbnail and clip frame is redacted (``redact.py``) and the
+manifest's ``redaction`` section keeps the unredacted originals' hashes and what was pixelated.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +27,9 @@ from storage.records import Run
 from storage.review_notes import ReviewNote
 from storage.views import evidence_of, scene_graph_of, timeline_of
 from tasks.export.bundle import BundleMeta, BundleWriter, SealedBundle
-from tasks.export.cut import clip_window, cut_clip
-from tasks.export.layout import thumbnail_path
+from tasks.export.cut import Clip, clip_window, cut_clip
+from tasks.export.layout import clip_path, thumbnail_path
+from tasks.export.redact import WHAT, Redaction, Redactor, text_boxes_of
 from ves.errors import InvalidRequest, SourceInvalid
 from ves.signing import SigningKey
 
@@ -61,6 +65,7 @@ class ExportRequest:
     audit: Sequence[Mapping[str, Any]] = ()
     notes: Mapping[str, list[ReviewNote]] = field(default_factory=dict)  # by evidence id
     extra: Mapping[str, Any] = field(default_factory=dict)
+    redact: frozenset[str] = frozenset()  # "faces", "text": pixelated in thumbnails and clips
 
 
 def select_spans(spans: Sequence[Span], selection: Selection) -> list[Span]:
@@ -113,7 +118,8 @@ def write_export(
     ``work``).
 
     Raises:
-        InvalidRequest: the selection picks no span, or names one the run does not have.
+        InvalidRequest: the selection picks no span, or names one the run does not have, or
+            ``redact`` names something other than ``faces`` and ``text``.
         SourceInvalid: the source is not the one the run analysed, or does not decode.
     """
     run, path = request.run, request.run.artifacts_path or ""
@@ -121,9 +127,10 @@ def write_export(
     spans = select_spans(served, request.selection)
     _check_source(request, spans)
     cost = reader.document(path, COST)
+    redaction = _redaction(request, reader, path)
     with BundleWriter(target) as bundle:
         for span in spans:
-            _add_span(bundle, span, request, store, reader.run_key(path), cost, work)
+            _add_span(bundle, span, request, store, reader.run_key(path), cost, work, redaction)
         bundle.add_json("scene_graph.json", slice_scene_graph(scene_graph_of(reader, run), spans))
         bundle.add_json("timeline.json", slice_timeline(timeline_of(reader, run), spans))
         bundle.add_json(COST, cost)
@@ -133,7 +140,19 @@ def write_export(
         notes = [n.as_dict() for s in spans for n in request.notes.get(s["evidence_id"], [])]
         bundle.add_jsonl("notes.jsonl", notes)
         meta = BundleMeta(request.export_id, run.video_id, run.run_id, extra=request.extra)
+        if redaction is not None:
+            meta = replace(meta, redaction=redaction.manifest())
         return bundle.close(key, meta)
+
+
+def _redaction(request: ExportRequest, reader: ArtifactReader, path: str) -> Redaction | None:
+    """The export's redaction, with the run's text objects where text is redacted."""
+    if not request.redact:
+        return None
+    if unknown := set(request.redact) - WHAT:
+        raise InvalidRequest(f"cannot redact {', '.join(sorted(unknown))}: only faces and text")
+    texts = text_boxes_of(reader.rows(path, "tracks")) if "text" in request.redact else []
+    return Redaction(Redactor(frozenset(request.redact), texts))
 
 
 def _check_source(request: ExportRequest, spans: Sequence[Span]) -> None:
@@ -153,15 +172,19 @@ def _add_span(
     run_key: str,
     cost: Mapping[str, Any],
     work: Path,
+    redaction: Redaction | None = None,
 ) -> None:
     names = []
     for frame in span["frames"]:
         name = frame["thumbnail_url"].rsplit("/", 1)[-1]
         names.append(thumbnail_path(name))
-        bundle.add_file(names[-1], store.get_bytes(f"{run_key}/{THUMBS}/{name}"))
+        data = store.get_bytes(f"{run_key}/{THUMBS}/{name}")
+        if redaction is not None:
+            data = redaction.thumbnail(names[-1], data, frame["t_s"])
+        bundle.add_file(names[-1], data)
     bundle.add_span(span, thumbnails=names)
     window = clip_window(span["start_s"], span["end_s"], cost.get("duration_s"))
-    clip = cut_clip(request.source, window, work / f"{span['evidence_id']}.mp4")
+    clip = _cut(request.source, window, work / f"{span['evidence_id']}.mp4", redaction)
     times = [f["t_s"] for f in span["frames"]]
     bundle.add_clip(
         span["evidence_id"],
@@ -170,3 +193,16 @@ def _add_span(
         source_end_s=clip.end_s,
         thumbnail_times_s=times,
     )
+
+
+def _cut(source: Path, window: tuple[float, float], out: Path, redaction: Redaction | None) -> Clip:
+    """The clip of ``window``, redacted when asked; then the unredacted cut of the same window is
+    made only to record its sha256 (the original the redaction can be checked against)."""
+    if redaction is None:
+        return cut_clip(source, window, out)
+    name = clip_path(out.stem)
+    clip = cut_clip(source, window, out, transform=redaction.clip_transform(name))
+    original = cut_clip(source, window, out.with_name(f"{out.stem}.original.mp4"))
+    redaction.clip_original(name, hashlib.sha256(original.path.read_bytes()).hexdigest())
+    original.path.unlink()
+    return clip

@@ -1,0 +1,120 @@
+"""A redacted export of a really processed lobby run (mode ``motion+ocr``): it verifies offline,
+its thumbnails differ from the published ones only inside the regions it lists, those regions
+are the signs shown at the thumbnail's time (``ves.synthetic`` truth), and the manifest keeps
+the unredacted originals' hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from flows.process_video import ProcessVideoParams, process_video
+from storage.blobs import open_blob_store
+from storage.catalog import Catalog
+from storage.reads import ArtifactReader
+from storage.runs import RunStore
+from tasks.export.redact import JPEG_QUALITY, pixelate
+from tasks.export.stage import ExportRequest, write_export
+from tasks.export.verify import verify_bundle
+from tests.flows.conftest import QueueRun
+from ves.settings import Settings
+from ves.signing import SigningKey
+from ves.synthetic import GroundTruth
+
+pytestmark = pytest.mark.slow
+
+
+def _pixels(jpeg: bytes) -> np.ndarray[Any, np.dtype[np.int16]]:
+    return np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB"), np.int16)
+
+
+def _redone(jpeg: bytes, boxes: list[list[int]]) -> bytes:
+    """The published thumbnail pixelated in ``boxes`` only, encoded as the export does."""
+    rgb = np.array(Image.open(io.BytesIO(jpeg)).convert("RGB"))
+    for x1, y1, x2, y2 in boxes:
+        pixelate(rgb, (x1, y1, x2, y2))
+    out = io.BytesIO()
+    Image.fromarray(rgb).save(out, format="JPEG", quality=JPEG_QUALITY)
+    return out.getvalue()
+
+
+def _covers(region: list[int], box: tuple[float, ...]) -> bool:
+    return bool(region[0] <= box[0] + 2 and region[1] <= box[1] + 2) and bool(
+        region[2] >= box[2] - 2 and region[3] >= box[3] - 2
+    )
+
+
+@pytest.fixture
+def redacted(
+    settings: Settings,
+    catalog: Catalog,
+    queue_upload_run: QueueRun,
+    lobby: tuple[Path, GroundTruth],
+    tmp_path: Path,
+) -> tuple[Path, SigningKey, ArtifactReader, str]:
+    path, _ = lobby
+    queued = queue_upload_run(path, detector="motion+ocr")
+    process_video(ProcessVideoParams(run_id=queued.run_id))
+    run = RunStore(catalog).get(queued.run_id)
+    assert run.state == "succeeded", run
+    store, key = open_blob_store(settings), SigningKey.generate()
+    request = ExportRequest(
+        export_id="exp_redacted",
+        run=run,
+        source=path,
+        source_sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+        provenance={"kind": "upload"},
+        redact=frozenset({"text"}),
+    )
+    (tmp_path / "work").mkdir()
+    reader = ArtifactReader(store)
+    sealed = write_export(request, reader, store, key, tmp_path / "b.zip", tmp_path / "work")
+    return sealed.path, key, reader, reader.run_key(run.artifacts_path or "")
+
+
+def test_a_text_redacted_export_verifies_and_changes_only_the_shown_signs(
+    redacted: tuple[Path, SigningKey, ArtifactReader, str], lobby: tuple[Path, GroundTruth]
+) -> None:
+    bundle, key, reader, run_key = redacted
+    assert verify_bundle(bundle, key.public_key_pem.encode()).ok
+    with zipfile.ZipFile(bundle) as archive:
+        section = json.loads(archive.read("manifest.json"))["redaction"]
+        files = {name: archive.read(name) for name in section["files"]}
+    assert section["applied"] == ["text"] and section["method"]["kind"] == "pixelate"
+    thumbs = {p: e for p, e in section["files"].items() if p.startswith("thumbnails/")}
+    assert thumbs and len(thumbs) < len(section["files"])  # clips are redacted too
+    truth = lobby[1]
+    for path, entry in thumbs.items():
+        original = reader.store.get_bytes(f"{run_key}/thumbs/{path.rsplit('/', 1)[-1]}")
+        assert hashlib.sha256(original).hexdigest() == entry["original_sha256"]
+        shown = [s for s in truth.texts if s.start_s - 0.5 <= entry["t_s"] <= s.end_s + 0.5]
+        boxes = [r["box"] for r in entry["regions"]]
+        assert len(boxes) == len(shown), (entry, shown)
+        assert all(any(_covers(b, tuple(s.box)) for b in boxes) for s in shown), (boxes, shown)
+        assert files[path] == _redone(original, boxes), path  # the original, pixelated there
+        diff = np.abs(_pixels(files[path]) - _pixels(original)).max(axis=2)
+        for x1, y1, x2, y2 in boxes:
+            assert (diff[y1:y2, x1:x2] > 8).mean() > 0.2, path  # letters pixelated away
+
+
+def test_a_redacted_clip_keeps_its_originals_hash_and_each_frames_regions(
+    redacted: tuple[Path, SigningKey, ArtifactReader, str], lobby: tuple[Path, GroundTruth]
+) -> None:
+    with zipfile.ZipFile(redacted[0]) as archive:
+        section = json.loads(archive.read("manifest.json"))["redaction"]
+    clips = {p: e for p, e in section["files"].items() if p.startswith("clips/")}
+    exit_sign = next(s for s in lobby[1].texts if s.text == "EXIT 3")
+    for entry in clips.values():
+        assert len(entry["original_sha256"]) == 64
+        for frame in entry["frames"]:
+            assert len(frame["sha256"]) == 64
+            during = exit_sign.start_s - 0.5 <= frame["t_s"] <= exit_sign.end_s + 0.5
+            assert len(frame["regions"]) == 1 + during, frame  # LOBBY always, EXIT 3 in 4-9 s
