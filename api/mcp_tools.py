@@ -329,6 +329,10 @@ async def export_evidence(
         list[str] | None,
         Field(description="The spans to export (ids from get_evidence); none: every span."),
     ] = None,
+    redact: Annotated[
+        list[str] | None,
+        Field(description="`faces` and/or `text`: pixelated in the bundle's thumbnails and clips."),
+    ] = None,
 ) -> CallToolResult:
     """Queue a signed evidence bundle of the video's newest succeeded run (the chosen spans with
     their thumbnails and clips cut from the source, the scene graph and timeline they belong
@@ -338,7 +342,7 @@ async def export_evidence(
     {export_id}`; anyone verifies the bundle offline with `ves verify`."""
 
     async def work(caller: Caller) -> Document:
-        body = _parse(ExportCreate, evidence_ids=evidence_ids)
+        body = _parse(ExportCreate, evidence_ids=evidence_ids, redact=redact)
         return await queue_export(
             caller.tenant, video_id, body, caller.views, caller.state.submitter
         )

@@ -87,6 +87,7 @@ def make_bundle(
         source_sha256=sha,
         provenance=provenance(video, run),
         selection=selection_of(export.params),
+        redact=frozenset(export.params.get("redact") or ()),
         notes=ReviewNoteStore(catalog).for_run(run.run_id),
         audit=audit.video_records(export.tenant_id, export.video_id),
         extra={

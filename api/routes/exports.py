@@ -31,6 +31,10 @@ EXPORT_EXAMPLES: dict[str, Any] = {
         "value": {"evidence_ids": ["ev_01m7zbsdnj1ww6bq0c0c9d3bx2"]},
     },
     "range": {"summary": "Spans within a time range", "value": {"start_s": 12.0, "end_s": 30.0}},
+    "redacted": {
+        "summary": "Every span, faces and text pixelated",
+        "value": {"redact": ["faces", "text"]},
+    },
 }
 
 
@@ -45,7 +49,9 @@ EXPORT_EXAMPLES: dict[str, Any] = {
         "the scene graph and timeline the spans belong to, `cost.json`, the run's manifest, "
         "where the source came from, review notes and the video's audit records, listed with "
         "their sha256 in a `manifest.json` signed with the service's Ed25519 key. The source is "
-        "fetched again and must be the file the run analysed. 409 before any run succeeded; "
+        "fetched again and must be the file the run analysed. With `redact`, faces and/or text are "
+        "pixelated in the thumbnails and clips, and the manifest records what and keeps the "
+        "originals' hashes. 409 before any run succeeded; "
         "503 when the orchestrator cannot take it (nothing is left queued)."
     ),
     responses=problem_responses(400, 401, 404, 409, 415, 422, 503),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
@@ -33,7 +33,9 @@ class ExportCreate(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"examples": [{"evidence_ids": ["ev_01m7zbsdnj1ww6bq0c0c9d3bx2"]}]},
+        json_schema_extra={
+            "examples": [{"evidence_ids": ["ev_01m7zbsdnj1ww6bq0c0c9d3bx2"], "redact": ["faces"]}]
+        },
     )
 
     evidence_ids: list[str] | None = Field(
@@ -44,6 +46,13 @@ class ExportCreate(BaseModel):
     )
     start_s: float | None = Field(None, ge=0, description="Spans ending before this are left out.")
     end_s: float | None = Field(None, ge=0, description="Spans starting after this are left out.")
+    redact: list[Literal["faces", "text"]] | None = Field(
+        None,
+        max_length=2,
+        description="Pixelate faces (found on every exported frame) and/or the run's text "
+        "objects (while shown) in the bundle's thumbnails and clips; the manifest keeps the "
+        "unredacted originals' hashes and every region pixelated.",
+    )
 
     @model_validator(mode="after")
     def _one_way(self) -> ExportCreate:

@@ -100,7 +100,7 @@ def test_exports_are_refused_where_they_must_be(
     _problem(
         client.post(_exports(video_id), json={"start_s": 5, "end_s": 1}), 422, "validation_error"
     )
-    _problem(client.post(_exports(video_id), json={"redact": ["faces"]}), 422, "validation_error")
+    _problem(client.post(_exports(video_id), json={"redact": ["plates"]}), 422, "validation_error")
     other = processing("globex")
     _problem(other.post(_exports(video_id)), 404, "not_found")
     mine = client.post(_exports(video_id)).json()
@@ -111,18 +111,25 @@ def test_exports_are_refused_where_they_must_be(
     _problem(client.post(_exports(video_id)), 503, "unavailable")
 
 
-def test_the_mcp_tool_exports_as_the_route_does(executed: Executed) -> None:
+def test_the_mcp_tool_exports_and_redacts_as_the_route_does(executed: Executed) -> None:
     client, video_id, _ = executed
     view = client.get(f"/api/product/videos/{video_id}/evidence-view").json()
     first = view["spans"][0]["evidence_id"]
 
-    queued = ok(call(client, "export_evidence", video_id=video_id, evidence_ids=[first]))
+    queued = ok(
+        call(client, "export_evidence", video_id=video_id, evidence_ids=[first], redact=["text"])
+    )
 
-    assert queued["state"] == "queued" and queued["selection"] == {"evidence_ids": [first]}
+    assert queued["state"] == "queued"
+    assert queued["selection"] == {"evidence_ids": [first], "redact": ["text"]}
     export = _finished(client, f"{_exports(video_id)}/{queued['export_id']}")
     assert export["state"] == "succeeded", export["error"]
     bundle = client.get(export["bundle"]["download_url"]).content
     with zipfile.ZipFile(io.BytesIO(bundle)) as archive:
-        spans = json.loads(archive.read("manifest.json"))["spans"]
-    assert [s["evidence_id"] for s in spans] == [first]
+        manifest = json.loads(archive.read("manifest.json"))
+    assert [s["evidence_id"] for s in manifest["spans"]] == [first]
+    assert manifest["redaction"]["applied"] == ["text"]
+    assert set(manifest["redaction"]["files"]) == {
+        f["path"] for f in manifest["files"] if f["path"].startswith(("thumbnails/", "clips/"))
+    }
     refused(call(client, "export_evidence", video_id=video_id, evidence_ids=[]), "validation_error")
