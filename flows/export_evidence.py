@@ -11,7 +11,7 @@ service's key), then puts it in the blob store and records its size, sha256 and 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -80,16 +80,17 @@ def make_bundle(
     source, sha, _ = acquire_source(ref, work / "scratch", settings, store)
     signing_key = KeyRing.from_settings(settings).active()
     audit = AuditLog(catalog)
+    records = audit.video_records(export.tenant_id, export.video_id)
     request = ExportRequest(
         export_id=export.export_id,
         run=run,
         source=source,
         source_sha256=sha,
-        provenance=provenance(video, run),
+        provenance=provenance(video, run, records),
         selection=selection_of(export.params),
         redact=frozenset(export.params.get("redact") or ()),
         notes=ReviewNoteStore(catalog).for_run(run.run_id),
-        audit=audit.video_records(export.tenant_id, export.video_id),
+        audit=records,
         extra={
             "tenant_id": export.tenant_id,
             "requested_by": export.key_id,
@@ -111,9 +112,16 @@ def selection_of(params: Mapping[str, Any]) -> Selection:
     )
 
 
-def provenance(video: Video, run: Run) -> dict[str, Any]:
-    """How the source was obtained, as the catalog knows it."""
+def provenance(video: Video, run: Run, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """How the source was obtained, as the catalog and the audit trail know it (the key that
+    registered the video and the one that uploaded its bytes, when they are on record)."""
+    by_action = {r["action"]: r for r in records if int(r["outcome"]) < 400}
+    added = by_action.get("POST /api/videos/add") or by_action.get("mcp:add_video") or {}
+    uploaded = by_action.get("PUT /api/videos/{video_id}/content") or {}
     return {
+        "registered_by_key": added.get("key_id"),
+        "uploaded_by_key": uploaded.get("key_id"),
+        "uploaded_at": uploaded.get("at"),
         "video_id": video.video_id,
         "source_type": video.source_type,
         "url": video.source_url,

@@ -5,7 +5,9 @@ through the `export-evidence` deployment on the worker, downloaded over HTTP, an
 
 from __future__ import annotations
 
+import json
 import time
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -83,3 +85,7 @@ def test_an_export_made_by_the_worker_verifies_offline(
     checked = _verify(folder, "evidence.zip", "--public-key", "service.pem")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout.splitlines()[-1] == "VERIFIED: every check holds"
+    with zipfile.ZipFile(folder / "evidence.zip") as archive:
+        source = json.loads(archive.read("source.json"))
+    assert source["source_type"] == "upload" and source["uploaded_at"]
+    assert source["registered_by_key"] and source["uploaded_by_key"] == source["registered_by_key"]
