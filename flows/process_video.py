@@ -18,6 +18,7 @@ from prefect.exceptions import TerminationSignal
 from pydantic import BaseModel
 
 from flows.chunks import analyse_in_chunks, plan_chunks_task
+from flows.live import follow_live, live_stream
 from flows.orchestrator import serve_tenant_last
 from flows.reporting import publish_prefect_artifacts
 from storage.artifacts import discard_run, publish, published_bytes
@@ -143,6 +144,8 @@ def process_video(params: ProcessVideoParams) -> str:
         return "skipped"
     serve_tenant_last(ctx.tenant_id)  # the tenant's turn is taken: others go first next time
     ctx.layout.prepare()
+    if live_stream(ctx):  # a live HLS stream: window by window (flows/live.py)
+        return follow_live(ctx)
     store = ctx.store
     try:
         # Beat well within the reaper's timeout, whatever it is set to (a 10 s beat against an 8 s
