@@ -123,6 +123,7 @@ def _window(
     """One window of the session, published: (its key, the next window's run or None)."""
     index = len(session.results)
     ctx.layout.prepare()
+    session.folder.mkdir(parents=True, exist_ok=True)
     try:
         hard = _room(ctx, live, follower)
         _say(ctx, index, "following", 0.0)
@@ -131,6 +132,7 @@ def _window(
             _say(ctx, index, "analysing", 0.5)
             folder = session.folder / f"{index:04d}"
             session.add(*analyse_window(ctx, window, index, folder))
+        window.path.unlink(missing_ok=True)  # its samples are kept; the bytes are not needed
         if not session.results:
             raise SourceInvalid("the live HLS stream delivered no segment")
         _say(ctx, index, "publishing", 0.9)

@@ -94,11 +94,15 @@ def linked(result: ChunkResult, folder: Path) -> ChunkResult:
     """``result`` with its frames folder replaced by a copy of hard links in ``folder``."""
     source = Path(result.sampled.frames_dir)
     shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    for item in source.iterdir():
-        try:
-            os.link(item, folder / item.name)
-        except OSError:  # another file system: copy
-            shutil.copy2(item, folder / item.name)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(source, folder, copy_function=_link)
     sampled = dataclasses.replace(result.sampled, frames_dir=str(folder))
     return dataclasses.replace(result, sampled=sampled)
+
+
+def _link(source: str, dest: str) -> None:
+    """A hard link (the join moves it, the original stays); a copy across file systems."""
+    try:
+        os.link(source, dest)
+    except OSError:
+        shutil.copy2(source, dest)

@@ -17,4 +17,3 @@ def upgrade() -> None:
     op.add_column("runs", sa.Column("follows_run_id", sa.Text()))
     op.add_column("runs", sa.Column("stop_requested_at", sa.Text()))
     op.create_index("runs_follows", "runs", ["follows_run_id"])
-

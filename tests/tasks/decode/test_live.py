@@ -118,9 +118,7 @@ def test_the_hard_bound_is_never_passed(stream: LiveHls, tmp_path: Path) -> None
     assert window.duration_s <= 5.0 and window.segments == 2
 
 
-def test_segments_that_slid_out_unfetched_drop_the_lead_in(
-    stream: LiveHls, tmp_path: Path
-) -> None:
+def test_segments_that_slid_out_unfetched_drop_the_lead_in(stream: LiveHls, tmp_path: Path) -> None:
     follower = _follower(stream)
     follower.window(tmp_path / "w0.ts", 4.0, 600.0)  # segments 1, 2; next is 3
     for _ in range(6):  # the stream runs on while nobody reads it: segment 3 slides out
