@@ -33,6 +33,7 @@ from prefect import get_run_logger
 from storage.artifacts import discard_run, publish, published_bytes, write_rows
 from storage.catalog import Catalog
 from storage.live_runs import LiveRunStore
+from storage.retention import RetentionStore
 from tasks.chunk.join import join_chunks
 from tasks.chunk.stage import ChunkResult
 from tasks.chunk.window import analyse_window, linked
@@ -44,10 +45,12 @@ from tasks.detect.detectors.ocr import OcrConfig
 from tasks.detect.stage import record_detections
 from tasks.evidence.stage import evidence_task
 from tasks.options import live_window
+from tasks.retention import own_key
 from tasks.sample.frames import FRAMES_DIR
 from tasks.timeline.stage import timeline_task
 from tasks.track.stage import track_task
 from tasks.world_state.stage import world_state_task
+from ves.clock import now_rfc3339
 from ves.errors import SourceInvalid, VesError
 
 _STOP_POLL_S = 0.5  # how often a following window looks for a stop while it waits
@@ -157,13 +160,29 @@ def _close(
         next_run = live.follow_on(ctx.run_id, final, window.duration_s, kept)
         if next_run is not None:
             logger.info("window of run %s published; window run %s follows", ctx.run_id, next_run)
+            _retire_superseded(ctx, live)
             return next_run
     elif ctx.runs.succeed(ctx.run_id, final, window.duration_s, kept):
         logger.info("live session ends after run %s: %s", ctx.run_id, why)
+        _retire_superseded(ctx, live)
         return None
     ctx.store.delete_prefix(final)  # failed meanwhile: its artifacts must not outlive that
     logger.warning("run %s was failed while it ran; its artifacts were withdrawn", ctx.run_id)
     return None
+
+
+def _retire_superseded(ctx: RunContext, live: LiveRunStore) -> None:
+    """Expire the session's window runs older than the last two: each holds a subset of what
+    the newer ones hold, and keeping them all would store the stream's artifacts once per
+    window. The previous window is kept, so a reader that just picked it can finish."""
+    retention = RetentionStore(live.catalog)
+    for old in live.chain(ctx.run_id)[:-2]:
+        run = ctx.runs.get(old)
+        if run.state != "succeeded" or run.expired_at is not None:
+            continue
+        key = own_key(ctx.store, run.tenant_id, run.video_id, run.run_id, run.artifacts_path)
+        if retention.expire(run.run_id, now_rfc3339()) is not None and key is not None:
+            ctx.store.delete_prefix(key)
 
 
 def _end_reason(

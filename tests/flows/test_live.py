@@ -153,6 +153,13 @@ def test_follow_publishes_window_after_window_until_the_stream_ends(
     billed = sum(_processed(catalog, r) for r in chain)
     assert billed == pytest.approx(sum(stream.durations), abs=0.1)
     assert not RunStore(catalog).active()
+    # Windows superseded twice over are expired (each newer window holds all they held).
+    assert [r.expired_at is not None for r in chain] == [True] * (len(chain) - 2) + [False] * 2
+    store = open_blob_store(settings)
+    assert not any(store.list(str(r.artifacts_path)) for r in chain[:-2])
+    with catalog.read() as conn:
+        kept = used(conn, last.tenant_id, "all", "storage_bytes")
+    assert kept == sum(int(r.artifacts_bytes or 0) for r in chain[-2:])
 
 
 def _processed(catalog: Catalog, run: Run) -> float:
