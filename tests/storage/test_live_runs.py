@@ -112,3 +112,19 @@ def test_unknown_foreign_and_not_live_runs_are_refused(
     assert runs.start(plain.run_id)
     with pytest.raises(Conflict):
         live.request_stop(acme, recording, plain.run_id)
+
+
+def test_the_reaper_leaves_the_flow_run_of_a_session_that_goes_on(
+    catalog: Catalog, live: LiveRunStore, acme: str
+) -> None:
+    runs, video = RunStore(catalog), _video(catalog, acme)
+    first = runs.create(acme, video, {"follow": True})
+    runs.set_flow_run(first.run_id, "flow-1")
+    assert runs.start(first.run_id)
+    second = live.follow_on(first.run_id, "key/1", 4.0, 100)
+    assert second is not None and runs.get(second).flow_run_id == "flow-1"
+    later = "9999-12-31T00:00:00Z"
+    assert runs.ended_with_flow_runs(["flow-1"], finished_before=later) == []
+    assert runs.succeed(second, "key/2", 4.0, 100)
+    ended = runs.ended_with_flow_runs(["flow-1"], finished_before=later)
+    assert [r.run_id for r in ended] == [second]  # the session's last window speaks for it
