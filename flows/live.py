@@ -76,6 +76,7 @@ class _Session:
     sources: list[SourceInfo] = field(default_factory=list)
     digest: Any = field(default_factory=hashlib.sha256)
     run_id: str = ""  # the window's run now (the heartbeat beats it)
+    windows: int = 0  # windows begun (one per run of the session)
 
     def add(self, source: SourceInfo, result: ChunkResult) -> None:
         self.sources.append(source)
@@ -125,20 +126,21 @@ def _window(
 ) -> tuple[str, str | None]:
     """One window of the session, published: (its key, the next window's run or None)."""
     index = len(session.results)
+    session.windows += 1
     ctx.layout.prepare()
     session.folder.mkdir(parents=True, exist_ok=True)
     try:
         hard = _room(ctx, live, follower)
-        _say(ctx, index, "following", 0.0)
+        _say(ctx, session, "following", 0.0)
         window = follower.window(session.folder / f"window_{index:04d}.bin", window_s, hard)
         if window.segments:
-            _say(ctx, index, "analysing", 0.5)
+            _say(ctx, session, "analysing", 0.5)
             folder = session.folder / f"{index:04d}"
             session.add(*analyse_window(ctx, window, index, folder))
         window.path.unlink(missing_ok=True)  # its samples are kept; the bytes are not needed
         if not session.results:
             raise SourceInvalid("the live HLS stream delivered no segment")
-        _say(ctx, index, "publishing", 0.9)
+        _say(ctx, session, "publishing", 0.9)
         final = _publish(ctx, session, window, follower.session_s)
     except BaseException as exc:
         from flows.process_video import _failure_of, _flow_run_id
@@ -157,7 +159,8 @@ def _close(
     kept = published_bytes(ctx.store, final)
     why = _end_reason(ctx, live, follower, window)
     if why is None:
-        next_run = live.follow_on(ctx.run_id, final, window.duration_s, kept)
+        stage = f"window {len(live.chain(ctx.run_id)) + 1}: following"
+        next_run = live.follow_on(ctx.run_id, final, window.duration_s, kept, stage)
         if next_run is not None:
             logger.info("window of run %s published; window run %s follows", ctx.run_id, next_run)
             _retire_superseded(ctx, live)
@@ -255,9 +258,9 @@ def _cost_inputs(
     )
 
 
-def _say(ctx: RunContext, index: int, doing: str, progress: float) -> None:
+def _say(ctx: RunContext, session: _Session, doing: str, progress: float) -> None:
     """The run's stage as a user reads it: ``window 3: following``."""
-    ctx.runs.progress(ctx.run_id, f"window {index + 1}: {doing}", progress)
+    ctx.runs.progress(ctx.run_id, f"window {session.windows}: {doing}", progress)
 
 
 def _wait(live: LiveRunStore, session: _Session, seconds: float) -> None:

@@ -38,7 +38,12 @@ class LiveRunStore:
         self.runs = RunStore(catalog)
 
     def follow_on(
-        self, run_id: str, artifacts_path: str, processed_s: float, artifacts_bytes: int
+        self,
+        run_id: str,
+        artifacts_path: str,
+        processed_s: float,
+        artifacts_bytes: int,
+        stage: str = "following",
     ) -> str | None:
         """Succeed the window's run and start the next window's, in one transaction.
 
@@ -58,7 +63,7 @@ class LiveRunStore:
             if not updated or row is None:
                 return None
             _count_run(conn, run_id, now, processed_s, artifacts_bytes)
-            return _insert_next(conn, row, now)
+            return _insert_next(conn, row, now, stage)
 
     def stop_requested(self, run_id: str) -> bool:
         """Whether a stop was asked of the run (or it is no longer running)."""
@@ -117,7 +122,7 @@ class LiveRunStore:
         return found[::-1]
 
 
-def _insert_next(conn: Connection, row: Any, now: str) -> str:
+def _insert_next(conn: Connection, row: Any, now: str, stage: str) -> str:
     next_id = new_id("run")
     conn.execute(
         runs_table.insert().values(
@@ -125,7 +130,7 @@ def _insert_next(conn: Connection, row: Any, now: str) -> str:
             video_id=row["video_id"],
             tenant_id=row["tenant_id"],
             state="running",
-            stage="following",
+            stage=stage,
             progress=0.0,
             params_json=row["params_json"],
             flow_run_id=row["flow_run_id"],
