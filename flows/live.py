@@ -228,9 +228,11 @@ def _publish(ctx: RunContext, session: _Session, window: WindowBytes, total_s: f
     spans = world_state_task(ctx)
     timeline_task(ctx)
     evidence_task(ctx, spans, source, sampled, detected.notes())
-    stages = {"join": time.perf_counter() - started}
-    for stage in ("sample", "detect"):
-        stages[stage] = sum(r.seconds.get(stage, 0.0) for r in session.results)
+    # This run's compute: its own window's sampling and detection, and the publish over all
+    # windows so far (join and the later stages: what grows with the session).
+    own = session.results[-1].seconds if window.segments else {}
+    stages = {stage: own.get(stage, 0.0) for stage in ("sample", "detect")}
+    stages["join"] = time.perf_counter() - started
     cost_task(ctx, _cost_inputs(ctx, detected, sampled, window, stages))
     shutil.rmtree(scratch / "windows", ignore_errors=True)
     ctx.report("publish")
