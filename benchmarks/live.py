@@ -9,7 +9,8 @@ time, so the benchmark does not take the stream's length) and executed with ``fo
 stream's ENDLIST. Per window it prints what the window's run wrote in ``cost.json``: the
 session's length so far, the window's own sampling and detection (constant per window) and the
 publish (``join``: the join of all windows so far and the later stages over them, which grows
-with the session), and the objects published against the scene's truth.
+with the session), and the objects published, against the scene's truth and against the same
+segments processed as one recording (the VOD playlist, one pass).
 """
 
 from __future__ import annotations
@@ -25,6 +26,25 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def _one_piece(data: Path, url: str) -> int:
+    """Objects (not texts) published by the same stream processed as one recording (VOD)."""
+    import pyarrow.parquet as pq
+
+    from flows.process_video import ProcessVideoParams, process_video
+    from storage.catalog import Catalog
+    from storage.runs import RunStore
+    from storage.tenants import TenantStore
+    from storage.videos import NewVideo, VideoStore
+
+    catalog = Catalog.open(data / "catalog.sqlite3")
+    tenant = TenantStore(catalog).create_tenant("bench-vod").tenant_id
+    video = VideoStore(catalog).create(NewVideo(tenant, "vod", "hls", url))
+    run = RunStore(catalog).create(tenant, video.video_id, {})
+    key = process_video(ProcessVideoParams(run_id=run.run_id))
+    objects = pq.read_table(data / key / "objects.parquet").to_pylist()
+    return sum(1 for o in objects if o["class"] != "text")
 
 
 def _session(data: Path, url: str, window_s: float) -> list[str]:
@@ -61,6 +81,7 @@ def main() -> None:
     from prefect.testing.utilities import prefect_test_harness
 
     from tests.fixtures.live_hls import LiveHls
+    from tests.fixtures.media_server import MediaServer
     from ves.synthetic import ground_truth, lobby_scene, scale_scene
 
     scene = scale_scene(lobby_scene(), width=320, height=240, duration_s=args.minutes * 60)
@@ -72,7 +93,7 @@ def main() -> None:
             scene,
             Path(tmp) / "hls",
             history=3,
-            keep=30,
+            keep=10_000,  # the whole history stays listed: a slower reader loses nothing
             interval_s=2.0 / args.speed,
             end_when_done=True,
         ).start()
@@ -89,6 +110,9 @@ def main() -> None:
             watcher.join()
         wall = time.perf_counter() - started
         _report(chain, seen, len(truth.objects), wall, scene.duration_s)
+        with MediaServer(live.root) as vod:  # the same segments, index.m3u8 has its ENDLIST
+            whole = _one_piece(Path(tmp), vod.url("index.m3u8"))
+        print(f"the same stream as one recording (VOD): {whole} objects")
 
 
 def _watch(data: Path, seen: dict[str, tuple[dict[str, Any], int]], done: threading.Event) -> None:
@@ -97,8 +121,12 @@ def _watch(data: Path, seen: dict[str, tuple[dict[str, Any], int]], done: thread
 
     while True:
         last = done.is_set()
-        for cost_file in data.rglob("cost.json"):
-            run_id = cost_file.parent.name
+        try:
+            found = list((data / "artifacts").rglob("cost.json"))
+        except OSError:  # a work folder went away under the walk
+            found = []
+        for cost_file in found:
+            run_id = cost_file.parent.name.removeprefix("run=")
             if run_id in seen:
                 continue
             try:
@@ -106,7 +134,9 @@ def _watch(data: Path, seen: dict[str, tuple[dict[str, Any], int]], done: thread
                 objects = pq.read_table(cost_file.parent / "objects.parquet").to_pylist()
             except (OSError, ValueError):
                 continue  # expired meanwhile
-            seen[run_id] = (cost, sum(1 for o in objects if o["class"] != "text"))
+            movers = [o for o in objects if o["class"] != "text"]
+            cost["_objects"] = [(round(o["first_seen_s"], 1), round(o["last_seen_s"], 1)) for o in movers]
+            seen[run_id] = (cost, len(movers))
         if last:
             return
         time.sleep(0.1)
@@ -132,6 +162,9 @@ def _report(
             f"{number:>6} | {cost['duration_s']:>9.1f} | {stages.get('sample', 0):>8.2f} | "
             f"{stages.get('detect', 0):>8.2f} | {stages.get('join', 0):>9.2f} | {movers}"
         )
+    final = seen.get(chain[-1])
+    if final is not None:
+        print("objects of the last window (first and last seen, s):", final[0]["_objects"])
     print(f"truth: {truth_objects} objects in the scene")
 
 
