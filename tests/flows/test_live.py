@@ -114,7 +114,9 @@ def test_one_window_from_the_live_edge(
     assert spent == pytest.approx(4.0, abs=0.05)
 
 
+@pytest.mark.parametrize("history", [3, 4])
 def test_follow_publishes_window_after_window_until_the_stream_ends(
+    history: int,
     queue_live: QueueLive,
     tmp_path: Path,
     request: pytest.FixtureRequest,
@@ -122,7 +124,10 @@ def test_follow_publishes_window_after_window_until_the_stream_ends(
     settings: Settings,
 ) -> None:
     truth = ground_truth(lobby_scene())
-    live = LiveHls(lobby_scene(), tmp_path / "hls3", history=3, keep=6, end_when_done=True)
+    # Three segments listed: the edge is segment 0, window borders at scene 4, 8, 12, 16 s; four:
+    # segment 1, borders at 6, 10, 14, 18 s (the loiterer's dwell, 3.5-9.5 s, spans two).
+    edge = history - 3
+    live = LiveHls(lobby_scene(), tmp_path / "hls", history=history, keep=6, end_when_done=True)
     stream = live.start()
     request.addfinalizer(live.stop)
     run = queue_live(stream.url, window_s=4, follow=True)
@@ -140,18 +145,19 @@ def test_follow_publishes_window_after_window_until_the_stream_ends(
     assert len(chain) >= 4
     last = chain[-1]
     final = _objects(reader, last)
-    # Window 1 (0-4 s) had the walker and the loiterer; the whole stream all three.
-    assert len(early) == len(_present(truth, 0.0, 4.0))
+    # Window 1 had the walker and the loiterer; the whole stream all three.
+    start = 2.0 * edge  # the scene time of session time 0
+    assert len(early) == len(_present(truth, start, start + 4.0))
     seen = [(o["first_seen_s"], o["last_seen_s"]) for o in final]
-    assert len(final) == len(_present(truth, 0.0, truth.duration_s)) > len(early), seen
+    assert len(final) == len(_present(truth, start, truth.duration_s)) > len(early), seen
     assert len(reader.rows(Path(str(last.artifacts_path)), "timeline")) > len(early_timeline)
-    # The walker (0.5-8.5 s) crosses the borders at 4 and 8 s: one object, one id.
+    # The walker (0.5-8.5 s) crosses the border at session time 4 s: one object, one id.
     walker = next(o for o in truth.objects if o.name == "walker")
-    crossing = [o for o in final if o["first_seen_s"] < 3.5 and o["last_seen_s"] > 8.0]
-    assert crossing and walker.first_seen_s < 4.0 < 8.0 < walker.last_seen_s
+    assert walker.first_seen_s < start + 4.0 < walker.last_seen_s
+    assert [o for o in final if o["first_seen_s"] < 3.5 and o["last_seen_s"] > 4.5]
     # Every second is billed once: the windows' seconds add up to the session's.
     billed = sum(_processed(catalog, r) for r in chain)
-    assert billed == pytest.approx(sum(stream.durations), abs=0.1)
+    assert billed == pytest.approx(sum(stream.durations[edge:]), abs=0.1)
     assert not RunStore(catalog).active()
     # Windows superseded twice over are expired (each newer window holds all they held).
     assert [r.expired_at is not None for r in chain] == [True] * (len(chain) - 2) + [False] * 2
