@@ -135,7 +135,8 @@ def _watch(data: Path, seen: dict[str, tuple[dict[str, Any], int]], done: thread
             except (OSError, ValueError):
                 continue  # expired meanwhile
             movers = [o for o in objects if o["class"] != "text"]
-            cost["_objects"] = [(round(o["first_seen_s"], 1), round(o["last_seen_s"], 1)) for o in movers]
+            spans = [(round(o["first_seen_s"], 1), round(o["last_seen_s"], 1)) for o in movers]
+            cost["_objects"] = spans
             seen[run_id] = (cost, len(movers))
         if last:
             return

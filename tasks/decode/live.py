@@ -156,6 +156,9 @@ class _Fill:
 
     def run(self, playlist: MediaPlaylist) -> None:
         since_growth = 0.0
+        if self.follower.stopped():  # asked before the window began: it closes empty
+            self.stopped = True
+            return
         while True:
             grew = self._take(playlist.segments)
             since_growth = 0.0 if grew else since_growth

@@ -106,10 +106,19 @@ def test_a_stream_that_ends_or_stalls_ends_the_window(stream: LiveHls, tmp_path:
 def test_a_stop_closes_the_window_with_what_it_has(stream: LiveHls, tmp_path: Path) -> None:
     asked = [False]
     follower = _follower(stream, asked)
-    follower.window(tmp_path / "w0.ts", 4.0, 600.0)
-    asked[0] = True
+    follower.window(tmp_path / "w0.ts", 4.0, 600.0)  # segments 1 and 2; 3 is listed already
+    waits = follower.sleep
+
+    def stop_while_waiting(seconds: float) -> None:
+        waits(seconds)  # segment 4 appears meanwhile, and the stop comes
+        asked[0] = True
+
+    follower.sleep = stop_while_waiting
     window = follower.window(tmp_path / "w1.ts", 60.0, 600.0)
     assert window.stopped and window.segments == 1 and window.next_sequence == 4
+    # A stop asked before a window begins closes it at once, empty: segment 4 stays unread.
+    empty = follower.window(tmp_path / "w2.ts", 60.0, 600.0)
+    assert empty.stopped and empty.segments == 0 and empty.next_sequence == 4
 
 
 def test_the_hard_bound_is_never_passed(stream: LiveHls, tmp_path: Path) -> None:
