@@ -102,6 +102,7 @@ def follow_live(ctx: RunContext) -> str:
         _hls_limits(ctx.settings, ctx.max_duration_s),
         sleep=lambda seconds: _wait(live, session, seconds),
         stopped=lambda: live.stop_requested(session.run_id),
+        lead_s=ctx.settings.chunk_lead_s,
     )
     window_s = live_window(ctx.options.window_s, ctx.plan)
     final = ""

@@ -12,9 +12,10 @@ A window ends when it holds its length of media, when a stop is asked, when the 
 (timestamps restart: the next window begins there), or when the next segment would pass the
 hard bound (the plan's processed seconds left, the run's duration bound).
 
-Each window is written to its own file: the init segment (fMP4), then the last segment of the
-previous window again (the lead-in, kept in memory, so the motion background and the text
-readings are warm at the border, exactly as a chunk's lead-in), then the window's own segments.
+Each window is written to its own file: the init segment (fMP4), then the last segments of the
+previous window again, at least ``lead_s`` of them (the lead-in, kept in memory, so the motion
+background and the text readings are warm at the border, exactly as a chunk's lead-in:
+``VES_CHUNK_LEAD_S``), then the window's own segments.
 """
 
 from __future__ import annotations
@@ -69,13 +70,14 @@ class LiveFollower:
         *,
         sleep: Callable[[float], None],
         stopped: Callable[[], bool],
+        lead_s: float = 5.0,
     ) -> None:
-        self.url, self.limits = url, limits
+        self.url, self.limits, self.lead_s = url, limits, lead_s
         self.sleep, self.stopped = sleep, stopped
         self.media_url: str | None = None
         self.next_sequence: int | None = None
         self.session_s = 0.0
-        self.lead: tuple[bytes, float] | None = None
+        self.lead: list[tuple[bytes, float]] | None = None  # (bytes, seconds) per segment
         self.init: bytes | None = None
 
     def playlist(self) -> MediaPlaylist:
@@ -97,8 +99,8 @@ class LiveFollower:
         return self._write(dest, fill)
 
     def _write(self, dest: Path, fill: _Fill) -> WindowBytes:
-        lead = fill.lead
-        parts = [self.init or b"", lead[0] if lead else b"", *fill.parts]
+        lead = fill.lead or []
+        parts = [self.init or b"", *(body for body, _ in lead), *fill.parts]
         digest = hashlib.sha256()
         with dest.open("wb") as out:
             for part in parts:
@@ -107,13 +109,13 @@ class LiveFollower:
         start = self.session_s
         self.session_s += fill.fetched_s
         if fill.parts:
-            self.lead = (fill.parts[-1], fill.durations[-1])
+            self.lead = _last([*lead, *zip(fill.parts, fill.durations, strict=True)], self.lead_s)
         assert self.next_sequence is not None
         return WindowBytes(
             dest,
             start,
             fill.fetched_s,
-            lead[1] if lead else 0.0,
+            sum(seconds for _, seconds in lead),
             fill.first,
             self.next_sequence,
             len(fill.parts),
@@ -226,3 +228,13 @@ def _fields(segment: Segment) -> tuple[str, float, int, tuple[int, int] | None]:
 def is_live(url: str, limits: HlsLimits) -> bool:
     """Whether the HLS stream at ``url`` is live (its media playlist has no ``#EXT-X-ENDLIST``)."""
     return not _media_playlist(_media_url(url, limits), limits).ended
+
+
+def _last(segments: list[tuple[bytes, float]], seconds: float) -> list[tuple[bytes, float]]:
+    """The last of ``segments`` that make at least ``seconds`` (all of them if they do not)."""
+    kept: list[tuple[bytes, float]] = []
+    for segment in reversed(segments):
+        if sum(s for _, s in kept) >= seconds - 1e-6:
+            break
+        kept.insert(0, segment)
+    return kept

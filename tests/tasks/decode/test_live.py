@@ -34,14 +34,14 @@ def stream(tmp_path: Path) -> Iterator[LiveHls]:
     live.stop()
 
 
-def _follower(live: LiveHls, stop: list[bool] | None = None) -> LiveFollower:
+def _follower(live: LiveHls, stop: list[bool] | None = None, lead_s: float = 2.0) -> LiveFollower:
     asked = stop if stop is not None else [False]
 
     def sleep(_seconds: float) -> None:
         if live.shown < len(live.segments):
             live._show(live.shown + 1)
 
-    return LiveFollower(live.url, LIMITS, sleep=sleep, stopped=lambda: asked[0])
+    return LiveFollower(live.url, LIMITS, sleep=sleep, stopped=lambda: asked[0], lead_s=lead_s)
 
 
 def test_the_live_edge_is_three_target_durations_from_the_end() -> None:
@@ -87,6 +87,17 @@ def test_windows_start_at_the_edge_and_follow_without_gap_or_overlap(
     own = b"".join((stream.root / stream.segments[n]).read_bytes() for n in (3, 4, 5))
     assert second.path.read_bytes() == lead + own
     assert second.ended is None and not second.stopped
+
+
+def test_the_lead_in_is_the_last_segments_that_make_lead_s(stream: LiveHls, tmp_path: Path) -> None:
+    follower = _follower(stream, lead_s=5.0)
+    follower.window(tmp_path / "w0.ts", 4.0, 600.0)  # segments 1, 2
+    second = follower.window(tmp_path / "w1.ts", 6.0, 600.0)  # 3, 4, 5
+    assert second.lead_s == pytest.approx(sum(stream.durations[1:3]))  # all there was: 4 s
+    third = follower.window(tmp_path / "w2.ts", 2.0, 600.0)  # 6
+    assert third.lead_s == pytest.approx(sum(stream.durations[3:6]))  # 3, 4, 5: 6 s >= 5 s
+    lead = b"".join((stream.root / stream.segments[n]).read_bytes() for n in (3, 4, 5))
+    assert third.path.read_bytes() == lead + (stream.root / stream.segments[6]).read_bytes()
 
 
 def test_a_stream_that_ends_or_stalls_ends_the_window(stream: LiveHls, tmp_path: Path) -> None:
