@@ -29,7 +29,7 @@ from storage.records import Run, Video
 from storage.review_notes import ReviewNoteStore
 from storage.runs import RunStore
 from storage.videos import VideoStore
-from tasks.context import SourceRef
+from tasks.context import SourceRef, beating
 from tasks.decode.stage import acquire_source
 from tasks.export.stage import ExportRequest, Selection, write_export
 from ves.errors import Conflict, VesError
@@ -53,8 +53,12 @@ def export_evidence(params: ExportParams) -> str:
     export = exports.get(params.export_id)
     work = settings.work_root / "exports" / export.export_id
     store = open_blob_store(settings)
+    every_s = min(10.0, settings.heartbeat_timeout_s / 4)  # well within the reaper's timeout
     try:
-        bundle = make_bundle(settings, exports.catalog, export, store, work)
+        with beating(
+            lambda: exports.beat(export.export_id), every_s, f"heartbeat-{export.export_id}"
+        ):
+            bundle = make_bundle(settings, exports.catalog, export, store, work)
     except BaseException as exc:
         exports.fail(export.export_id, *_failure_of(exc))
         raise

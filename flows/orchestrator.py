@@ -246,18 +246,20 @@ async def reap(settings: Settings, runs: RunStore, submitter: Submitter) -> list
     if failed:
         log.warning("reaper failed %d stopped run(s): %s", len(failed), ", ".join(failed))
     await close_flow_runs(settings, runs, submitter)
-    await reap_exports(ExportStore(runs.catalog), submitter)
+    await reap_exports(ExportStore(runs.catalog), submitter, settings.heartbeat_timeout_s)
     return failed
 
 
-async def reap_exports(exports: ExportStore, submitter: Submitter) -> list[str]:
-    """Fail the exports whose flow run crashed, failed or was cancelled, and those never handed
-    to the orchestrator; returns their ids."""
+async def reap_exports(
+    exports: ExportStore, submitter: Submitter, heartbeat_timeout_s: float
+) -> list[str]:
+    """Fail the exports that stopped beating, those whose flow run crashed, failed or was
+    cancelled, and those never handed to the orchestrator; returns their ids."""
+    failed = exports.fail_silent(heartbeat_timeout_s)
     active = exports.active()
     asked = [e.flow_run_id for e in active if e.flow_run_id]
     bad = await submitter.ended_badly(asked) if asked else {}
     cutoff = to_rfc3339(utc_now() - timedelta(seconds=_SUBMIT_GRACE_S))
-    failed = []
     for export in active:
         if export.flow_run_id in bad:
             message = bad[export.flow_run_id].replace("execute the video again", "export again")

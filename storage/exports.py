@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import RowMapping, select, update
 
 from storage.catalog import Catalog
 from storage.tables import exports as exports_table
-from ves.clock import now_rfc3339
+from ves.clock import now_rfc3339, to_rfc3339, utc_now
 from ves.errors import NotFound
 from ves.ids import new_id
 
@@ -46,6 +47,7 @@ class Export:
     error_message: str | None
     created_at: str
     finished_at: str | None
+    heartbeat_at: str | None = None
 
     @classmethod
     def from_row(cls, row: RowMapping) -> Export:
@@ -118,7 +120,25 @@ class ExportStore:
 
     def start(self, export_id: str) -> bool:
         """``queued`` -> ``running``; False if it is not queued (failed meanwhile)."""
-        return self._set(export_id, ("queued",), state="running")
+        return self._set(export_id, ("queued",), state="running", heartbeat_at=now_rfc3339())
+
+    def beat(self, export_id: str) -> None:
+        """Say the export is alive (its flow beats while it fetches, cuts and writes)."""
+        self._set(export_id, ("running",), heartbeat_at=now_rfc3339())
+
+    def fail_silent(self, timeout_s: float) -> list[str]:
+        """Fail running exports whose flow has not beaten for ``timeout_s``; return their ids."""
+        cutoff = to_rfc3339(utc_now() - timedelta(seconds=timeout_s))
+        query = select(exports_table.c.export_id).where(
+            (exports_table.c.state == "running") & (exports_table.c.heartbeat_at < cutoff)
+        )
+        with self.catalog.read() as conn:
+            silent = conn.execute(query).scalars().all()
+        message = (
+            f"the export stopped without finishing (no sign of life for {timeout_s:.0f} s: the"
+            " worker or the service was stopped or killed); export again"
+        )
+        return [e for e in silent if self.fail(e, "processing_stopped", message)]
 
     def succeed(self, export_id: str, bundle: Bundle) -> bool:
         return self._set(

@@ -198,6 +198,7 @@ exports = sa.Table(
     _text("error_message"),
     _text("created_at", nullable=False),
     _text("finished_at"),
+    _text("heartbeat_at"),  # the flow's last sign of life while running
     sa.CheckConstraint("state IN ('queued', 'running', 'succeeded', 'failed')"),
     sa.Index("exports_video", "video_id", "export_id"),
 )

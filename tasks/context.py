@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,13 +113,21 @@ def load_context(settings: Settings, run_id: str) -> RunContext:
 @contextmanager
 def heartbeat(ctx: RunContext, every_s: float = 10.0) -> Iterator[None]:
     """Beat for the run in a thread while the block runs, so the reaper knows it is alive."""
+    with beating(lambda: ctx.runs.beat(ctx.run_id), every_s, f"heartbeat-{ctx.run_id}"):
+        yield
+
+
+@contextmanager
+def beating(beat: Callable[[], None], every_s: float, name: str) -> Iterator[None]:
+    """Call ``beat`` every ``every_s`` in a thread while the block runs (a run's or an export's
+    sign of life for the reaper)."""
     stop = threading.Event()
 
-    def beat() -> None:
+    def loop() -> None:
         while not stop.wait(every_s):
-            ctx.runs.beat(ctx.run_id)
+            beat()
 
-    thread = threading.Thread(target=beat, name=f"heartbeat-{ctx.run_id}", daemon=True)
+    thread = threading.Thread(target=loop, name=name, daemon=True)
     thread.start()
     try:
         yield

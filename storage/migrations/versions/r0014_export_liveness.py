@@ -1,0 +1,18 @@
+"""Export liveness: the ``export-evidence`` flow beats while it works, so the reaper can fail an
+export whose process died even when Prefect lost track of it too.
+
+Revision ID: 0014
+Revises: 0010
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0014"
+down_revision = "0010"
+
+
+def upgrade() -> None:
+    op.add_column("exports", sa.Column("heartbeat_at", sa.Text()))
