@@ -14,7 +14,7 @@ from anyio import to_thread
 
 from api.schemas.exports import ExportCreate, ExportPublic
 from flows.orchestrator import Submitter
-from storage.exports import ExportStore
+from storage.exports import Export, ExportStore
 from storage.records import Tenant
 from storage.views import RunViews
 from ves.errors import Unavailable
@@ -48,6 +48,10 @@ async def queue_export(
 
 def read_export(tenant: Tenant, video_id: str, export_id: str, views: RunViews) -> ExportPublic:
     """The tenant's export of that video (another's, or another video's, is not found)."""
+    return ExportPublic.of(find_export(tenant, video_id, export_id, views))
+
+
+def find_export(tenant: Tenant, video_id: str, export_id: str, views: RunViews) -> Export:
+    """The record of the tenant's export of that video (404 otherwise, as ``read_export``)."""
     views.videos.get(tenant.tenant_id, video_id)  # 404 for a video that is not the tenant's
-    exports = ExportStore(views.runs.catalog)
-    return ExportPublic.of(exports.of_video(tenant.tenant_id, video_id, export_id))
+    return ExportStore(views.runs.catalog).of_video(tenant.tenant_id, video_id, export_id)

@@ -15,10 +15,9 @@ from fastapi.responses import StreamingResponse
 
 from api.audit import AuditedRoute, note_ids
 from api.deps import StoreDep, SubmitterDep, TenantDep, ViewsDep
-from api.operations.exports import queue_export, read_export
+from api.operations.exports import find_export, queue_export, read_export
 from api.problems import problem_responses
 from api.schemas.exports import ExportCreate, ExportPublic
-from storage.exports import ExportStore
 from ves.errors import NotReady
 
 router = APIRouter(tags=["exports"], route_class=AuditedRoute)
@@ -99,15 +98,14 @@ def get_export(video_id: str, export_id: str, tenant: TenantDep, views: ViewsDep
 def download_bundle(
     video_id: str, export_id: str, tenant: TenantDep, views: ViewsDep, store: StoreDep
 ) -> StreamingResponse:
-    export = read_export(tenant, video_id, export_id, views)
-    if export.bundle is None:
+    export = find_export(tenant, video_id, export_id, views)
+    if export.state != "succeeded" or export.bundle_key is None:
         raise NotReady(f"export {export_id} is {export.state}; its bundle is not ready")
-    key = ExportStore(views.runs.catalog).get(export_id).bundle_key or ""
     return StreamingResponse(
-        store.iter_bytes(key),
+        store.iter_bytes(export.bundle_key),
         media_type="application/zip",
         headers={
             "Content-Disposition": f'attachment; filename="{export_id}.zip"',
-            "Content-Length": str(export.bundle.bytes),
+            "Content-Length": str(export.bundle_bytes),
         },
     )
