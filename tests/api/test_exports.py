@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from stress.service import wait_state
 from tests.api.conftest import InlineSubmitter
 from tests.api.test_mcp import call, ok, refused
 from tests.api.test_videos import _problem
@@ -23,19 +23,11 @@ from tests.cli.test_verify import _verify
 Executed = tuple[httpx.Client, str, dict[str, Any]]
 pytestmark = pytest.mark.slow
 
+FINAL = {"succeeded", "failed"}
+
 
 def _exports(video_id: str) -> str:
     return f"/api/product/videos/{video_id}/exports"
-
-
-def _finished(client: httpx.Client, url: str, timeout_s: float = 120) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        export: dict[str, Any] = client.get(url).json()
-        if export["state"] in {"succeeded", "failed"}:
-            return export
-        time.sleep(0.2)
-    raise AssertionError(f"{url} did not finish")
 
 
 def test_an_export_downloads_and_verifies_offline_with_the_published_key(
@@ -49,7 +41,7 @@ def test_an_export_downloads_and_verifies_offline_with_the_published_key(
     assert queued["state"] == "queued" and queued["run_id"] == video["latest_run"]["run_id"]
     url = f"{_exports(video_id)}/{queued['export_id']}"
 
-    export = _finished(client, url)
+    export = wait_state(client, url, FINAL)
     assert export["state"] == "succeeded", export["error"]
     download = client.get(export["bundle"]["download_url"])
     assert download.status_code == 200 and download.headers["content-type"] == "application/zip"
@@ -84,7 +76,7 @@ def test_a_selection_of_an_unknown_span_fails_with_its_reason_and_has_no_bundle(
     accepted = client.post(_exports(video_id), json={"evidence_ids": ["ev_nope"]})
     assert accepted.status_code == 202
     url = f"{_exports(video_id)}/{accepted.json()['export_id']}"
-    export = _finished(client, url)
+    export = wait_state(client, url, FINAL)
     assert export["state"] == "failed" and export["bundle"] is None
     assert export["error"] == {
         "code": "invalid_request",
@@ -122,7 +114,7 @@ def test_the_mcp_tool_exports_and_redacts_as_the_route_does(executed: Executed) 
 
     assert queued["state"] == "queued"
     assert queued["selection"] == {"evidence_ids": [first], "redact": ["text"]}
-    export = _finished(client, f"{_exports(video_id)}/{queued['export_id']}")
+    export = wait_state(client, f"{_exports(video_id)}/{queued['export_id']}", FINAL)
     assert export["state"] == "succeeded", export["error"]
     bundle = client.get(export["bundle"]["download_url"]).content
     with zipfile.ZipFile(io.BytesIO(bundle)) as archive:
