@@ -343,8 +343,10 @@ async def export_evidence(
 
     async def work(caller: Caller) -> Document:
         body = _parse(ExportCreate, evidence_ids=evidence_ids, redact=redact)
+        state = caller.state
+        limits = state.settings.plan(caller.tenant.plan)
         return await queue_export(
-            caller.tenant, video_id, body, caller.views, caller.state.submitter
+            caller.tenant, video_id, body, caller.views, state.submitter, limits
         )
 
     return await _respond_async(ctx, "export_evidence", work, video_id)

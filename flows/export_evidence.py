@@ -23,7 +23,7 @@ from storage.artifacts import sha256_file
 from storage.audit import AuditLog
 from storage.blobs import BlobStore, open_blob_store
 from storage.catalog import Catalog
-from storage.exports import Bundle, Export, ExportStore, bundle_key
+from storage.exports import Bundle, Export, ExportStore, bundle_folder, bundle_key
 from storage.reads import ArtifactReader
 from storage.records import Run, Video
 from storage.review_notes import ReviewNoteStore
@@ -65,7 +65,9 @@ def export_evidence(params: ExportParams) -> str:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not exports.succeed(export.export_id, bundle):
-        store.delete_prefix(bundle.key)  # failed meanwhile: its bundle must not outlive that
+        store.delete_prefix(
+            bundle_folder(bundle.key)
+        )  # failed meanwhile: its bundle must not outlive that
         return "withdrawn"
     logger.info("export %s: %d bytes, sha256 %s", export.export_id, bundle.size, bundle.sha256)
     return bundle.key

@@ -199,6 +199,7 @@ exports = sa.Table(
     _text("created_at", nullable=False),
     _text("finished_at"),
     _text("heartbeat_at"),  # the flow's last sign of life while running
+    _text("expired_at"),  # its bundle was deleted with its run's artifacts (retention)
     sa.CheckConstraint("state IN ('queued', 'running', 'succeeded', 'failed')"),
     sa.Index("exports_video", "video_id", "export_id"),
 )

@@ -4,8 +4,8 @@ tool so both check the same things.
 An export names the video's newest succeeded run at the time it is asked for (409 before any
 run succeeded, as the artifacts routes answer); the selection's evidence ids must be spans of
 that run (checked by the flow, which fails the export naming the unknown ids). Exports are not
-counted against the plan yet: their cost is a few clips' encoding, and the bundle's bytes are
-not part of `storage_bytes`.
+counted as executions (their cost is a few clips' encoding), but a bundle's bytes count in the
+plan's `storage_bytes` until it expires with its run, and none is made once that is full.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from storage.exports import Export, ExportStore
 from storage.records import Tenant
 from storage.views import RunViews
 from ves.errors import Unavailable
+from ves.plans import PlanLimits
 
 
 async def queue_export(
@@ -26,13 +27,21 @@ async def queue_export(
     body: ExportCreate | None,
     views: RunViews,
     submitter: Submitter,
+    limits: PlanLimits,
 ) -> ExportPublic:
-    """Record a queued export of the video's served run and hand it to the orchestrator."""
+    """Record a queued export of the video's served run and hand it to the orchestrator.
+
+    Raises:
+        PlanLimitExceeded: the tenant's kept bytes (artifacts and bundles) are at its plan's
+            ``storage_bytes`` already (a bundle is kept until its run expires).
+    """
     run = await to_thread.run_sync(views.run_of, tenant.tenant_id, video_id)
     exports = ExportStore(views.runs.catalog)
     params = (body or ExportCreate()).model_dump(mode="json", exclude_none=True)
     export = await to_thread.run_sync(
-        exports.create, tenant.tenant_id, video_id, run.run_id, tenant.key_id, params
+        lambda: exports.create(
+            tenant.tenant_id, video_id, run.run_id, tenant.key_id, params, limits.storage_bytes
+        )
     )
     try:
         flow_run_id = await submitter.submit_export(export)

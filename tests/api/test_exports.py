@@ -8,22 +8,33 @@ import hashlib
 import io
 import json
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from storage.catalog import Catalog
+from storage.tenants import TenantStore
+from storage.usage import ALL, add
 from stress.service import wait_state
+from tasks.retention import sweep_retention
 from tests.api.conftest import InlineSubmitter
 from tests.api.test_mcp import call, ok, refused
 from tests.api.test_videos import _problem
 from tests.cli.test_verify import _verify
+from ves.clock import utc_now
+from ves.settings import Settings
 
 Executed = tuple[httpx.Client, str, dict[str, Any]]
 pytestmark = pytest.mark.slow
 
 FINAL = {"succeeded", "failed"}
+
+
+def _stored(client: httpx.Client) -> int:
+    return int(client.get("/api/product/billing/state").json()["usage"]["storage_bytes"])
 
 
 def _exports(video_id: str) -> str:
@@ -125,3 +136,33 @@ def test_the_mcp_tool_exports_and_redacts_as_the_route_does(executed: Executed) 
         f["path"] for f in manifest["files"] if f["path"].startswith(("thumbnails/", "clips/"))
     }
     refused(call(client, "export_evidence", video_id=video_id, evidence_ids=[]), "validation_error")
+
+
+def test_a_bundle_counts_in_storage_until_it_expires_with_its_run(
+    executed: Executed, settings: Settings, catalog: Catalog
+) -> None:
+    """Its bytes are part of the plan's `storage_bytes`; retention deletes it with its run's
+    artifacts (the export then says when, and the download answers 409); and no export is
+    made once the storage the plan buys is full."""
+    client, video_id, _ = executed
+    before = _stored(client)
+    accepted = client.post(_exports(video_id)).json()
+    url = f"{_exports(video_id)}/{accepted['export_id']}"
+    export = wait_state(client, url, FINAL)
+    assert export["state"] == "succeeded", export["error"]
+    used = _stored(client)
+    assert used == before + export["bundle"]["bytes"]
+
+    later = utc_now() + timedelta(days=settings.plan("sandbox").retention_days + 1)
+    sweep_retention(settings, catalog, now=later)
+    expired = client.get(url).json()
+    assert expired["expired_at"] is not None and expired["bundle"] is None
+    _problem(client.get(f"{url}/bundle"), 409, "not_ready")
+    assert _stored(client) == 0
+
+    client.post(f"/api/product/videos/{video_id}/execute")
+    assert wait_state(client, f"/api/product/videos/{video_id}", FINAL)["state"] == "succeeded"
+    tenant_id = TenantStore(catalog).find_tenant("acme").tenant_id  # type: ignore[union-attr]
+    with catalog.write() as conn:  # as if the plan's storage were used up by other runs
+        add(conn, tenant_id, ALL, "storage_bytes", float(settings.plan("sandbox").storage_bytes))
+    _problem(client.post(_exports(video_id)), 402, "plan_limit_exceeded")
