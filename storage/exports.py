@@ -9,13 +9,15 @@ by the current state, as runs' are: a late flow cannot revive an export already 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import RowMapping, select, update
+from sqlalchemy import Connection, RowMapping, select, update
 
 from storage.catalog import Catalog
 from storage.tables import exports as exports_table
+from storage.webhook_events import emit_export_ready
 from ves.clock import now_rfc3339
 from ves.errors import NotFound
 from ves.ids import new_id
@@ -121,6 +123,8 @@ class ExportStore:
         return self._set(export_id, ("queued",), state="running")
 
     def succeed(self, export_id: str, bundle: Bundle) -> bool:
+        """``running`` -> ``succeeded``; ``export.ready`` goes to the webhook outbox in the same
+        transaction."""
         return self._set(
             export_id,
             ("running",),
@@ -130,6 +134,7 @@ class ExportStore:
             bundle_sha256=bundle.sha256,
             signing_key_id=bundle.signing_key_id,
             finished_at=now_rfc3339(),
+            then=emit_export_ready,
         )
 
     def fail(self, export_id: str, code: str, message: str) -> bool:
@@ -142,7 +147,16 @@ class ExportStore:
             finished_at=now_rfc3339(),
         )
 
-    def _set(self, export_id: str, allowed: tuple[str, ...], **values: Any) -> bool:
+    def _set(
+        self,
+        export_id: str,
+        allowed: tuple[str, ...],
+        then: Callable[[Connection, str], object] | None = None,
+        **values: Any,
+    ) -> bool:
         guarded = (exports_table.c.export_id == export_id) & exports_table.c.state.in_(allowed)
         with self.catalog.write() as conn:
-            return bool(conn.execute(update(exports_table).where(guarded).values(values)).rowcount)
+            done = bool(conn.execute(update(exports_table).where(guarded).values(values)).rowcount)
+            if done and then is not None:
+                then(conn, export_id)
+            return done
