@@ -99,31 +99,6 @@ def list_webhooks(tenant: TenantDep, catalog: CatalogDep) -> WebhooksPublic:
 
 
 @router.get(
-    _ONE,
-    summary="Read a webhook endpoint",
-    description="The endpoint (without its secret); another workspace's answers 404.",
-    responses=problem_responses(401, 404),
-)
-def get_webhook(webhook_id: str, tenant: TenantDep, catalog: CatalogDep) -> WebhookPublic:
-    return WebhookPublic.of(WebhookStore(catalog).endpoint(tenant.tenant_id, webhook_id))
-
-
-@router.delete(
-    _ONE,
-    status_code=204,
-    summary="Delete a webhook endpoint",
-    description=(
-        "Nothing more is sent to it: its pending deliveries fail. Its delivery log is kept but "
-        "no longer listed. Another workspace's endpoint answers 404."
-    ),
-    responses={204: {"description": "Deleted."}, **problem_responses(401, 404)},
-)
-def delete_webhook(webhook_id: str, tenant: TenantDep, catalog: CatalogDep) -> Response:
-    WebhookStore(catalog).delete_endpoint(tenant.tenant_id, webhook_id)
-    return Response(status_code=204)
-
-
-@router.get(
     f"{_ONE}/deliveries",
     summary="List an endpoint's deliveries",
     description=(
@@ -174,3 +149,30 @@ async def resend_delivery(
     await sweep_deliveries(store, submitter)
     attempts = await to_thread.run_sync(store.attempts, [delivery_id])
     return DeliveryPublic.of(delivery, attempts[delivery_id])
+
+
+# The endpoint's own routes come last: the fuzzer walks paths in order and a DELETE before the
+# deliveries' routes would leave them nothing but 404s to check.
+@router.get(
+    _ONE,
+    summary="Read a webhook endpoint",
+    description="The endpoint (without its secret); another workspace's answers 404.",
+    responses=problem_responses(401, 404),
+)
+def get_webhook(webhook_id: str, tenant: TenantDep, catalog: CatalogDep) -> WebhookPublic:
+    return WebhookPublic.of(WebhookStore(catalog).endpoint(tenant.tenant_id, webhook_id))
+
+
+@router.delete(
+    _ONE,
+    status_code=204,
+    summary="Delete a webhook endpoint",
+    description=(
+        "Nothing more is sent to it: its pending deliveries fail. Its delivery log is kept but "
+        "no longer listed. Another workspace's endpoint answers 404."
+    ),
+    responses={204: {"description": "Deleted."}, **problem_responses(401, 404)},
+)
+def delete_webhook(webhook_id: str, tenant: TenantDep, catalog: CatalogDep) -> Response:
+    WebhookStore(catalog).delete_endpoint(tenant.tenant_id, webhook_id)
+    return Response(status_code=204)
