@@ -60,12 +60,13 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
         stop_service(process)
 
 
-def _delivered(client: httpx.Client, path: str, timeout_s: float = 240) -> dict[str, Any]:
+def _settled(client: httpx.Client, path: str, count: int, timeout_s: float = 240) -> list[Any]:
+    """The endpoint's ``count`` deliveries, oldest first, once none is pending."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         deliveries = client.get(path).json()["deliveries"]
-        if deliveries and deliveries[-1]["state"] != "pending":
-            return dict(deliveries[-1])
+        if len(deliveries) == count and all(d["state"] != "pending" for d in deliveries):
+            return list(reversed(deliveries))
         time.sleep(0.5)
     raise AssertionError(f"{path}: still pending")
 
@@ -92,17 +93,21 @@ def test_a_run_reaches_a_real_receiver_signed_and_retried(
         second = wait_video(client, second_video, {"succeeded", "failed"})
         answered_yet = len(receiver.answered)
         assert second["state"] == "succeeded" and answered_yet == 0, (second, answered_yet)
-        first, retried = receiver.wait_for(2, timeout_s=240)[:2]
+        received = receiver.wait_for(3, timeout_s=240)  # A (slow 500), B, A's retry
         path = f"/api/product/webhooks/{webhook['webhook_id']}/deliveries"
-        delivery = _delivered(client, path)
-    for got in (first, retried):
+        of_first, of_second = _settled(client, path, 2)
+    by_id: dict[str, list[Any]] = {}
+    for got in received:
         stamp = int(got.headers["webhook-timestamp"])
         signature = got.headers["webhook-signature"]
         assert verify(webhook["secret"], got.headers["webhook-id"], stamp, got.body, signature)
-        assert got.headers["webhook-id"] == delivery["delivery_id"]
-    event = json.loads(retried.body)
+        by_id.setdefault(got.headers["webhook-id"], []).append(json.loads(got.body))
+    assert [len(by_id[of_first["delivery_id"]]), len(by_id[of_second["delivery_id"]])] == [2, 1]
+    event = by_id[of_first["delivery_id"]][-1]
     assert event["type"] == "run.succeeded"
     assert event["data"]["run_id"] == run_id and event["data"]["video_id"] == first_video
-    log = [(a["attempt"], a["response_status"], a["outcome"]) for a in delivery["attempt_log"]]
-    assert delivery["state"] == "delivered" and log == [(1, 500, "retrying"), (2, 204, "delivered")]
-    assert delivery["attempt_log"][0]["latency_ms"] >= SLEEP_S * 1000  # the slow answer, logged
+    assert by_id[of_second["delivery_id"]][0]["data"]["video_id"] == second_video
+    log = [(a["attempt"], a["response_status"], a["outcome"]) for a in of_first["attempt_log"]]
+    assert of_first["state"] == "delivered" and log == [(1, 500, "retrying"), (2, 204, "delivered")]
+    assert of_first["attempt_log"][0]["latency_ms"] >= SLEEP_S * 1000  # the slow answer, logged
+    assert of_second["state"] == "delivered"
