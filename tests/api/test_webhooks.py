@@ -12,11 +12,20 @@ from typing import Any
 import httpx
 import pytest
 
+from api.app import create_app
+from storage.catalog import Catalog
+from storage.records import Run
+from storage.tenants import TenantStore
+from storage.webhooks import Delivery
 from tests.api.conftest import _add, _wait
 from tests.conftest import Client
+from tests.fixtures.live_server import serve_app
 from tests.fixtures.media_server import MediaServer
+from tests.fixtures.submitters import QuietSubmitter
 from tests.fixtures.webhook_receiver import Script, WebhookReceiver
 from ves.clock import from_rfc3339
+from ves.plans import PlanLimits
+from ves.settings import Settings
 from ves.webhook_signature import verify
 
 HOOKS = "/api/product/webhooks"
@@ -144,3 +153,44 @@ def test_a_delivery_can_be_sent_again_by_hand(processing: Any, lobby_media: Medi
         again = receiver.wait_for(2)
     assert again[0].body == again[1].body
     assert again[0].headers["webhook-id"] == again[1].headers["webhook-id"]
+
+
+class RecordingSubmitter(QuietSubmitter):
+    """Takes runs and deliveries, runs and sends nothing, remembers the deliveries handed over."""
+
+    def __init__(self) -> None:
+        self.deliveries: list[str] = []
+
+    async def submit(self, run: Run, *, concurrency: int) -> str:
+        return f"fr-{run.run_id}"
+
+    async def submit_delivery(self, delivery: Delivery, *, swept: bool = False) -> str:
+        self.deliveries.append(delivery.delivery_id)
+        return f"fr-{delivery.delivery_id}"
+
+
+def test_a_refused_execute_is_told_once_and_handed_over_at_once(
+    settings: Settings, catalog: Catalog, tenants: TenantStore, media: MediaServer
+) -> None:
+    submitter = RecordingSubmitter()
+    plans = {"sandbox": PlanLimits(executions_per_month=1)}
+    app = create_app(settings.model_copy(update={"plans": plans}), catalog, submitter)
+    tenant = tenants.create_tenant("acme")
+    key = tenants.create_key(tenant.tenant_id)[1]
+    with (
+        serve_app(app) as url,
+        httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}) as client,
+    ):
+        hook = register(client, "http://127.0.0.1:9/hook", ["usage.limit_reached"])
+        video_id = _add(client, media.url("clip.mp4"))
+        assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
+        other = _add(client, media.url("clip.mp4"))
+        for _ in range(2):
+            refused = client.post(f"/api/product/videos/{other}/execute")
+            assert refused.status_code == 402, refused.text
+        listed = client.get(f"{HOOKS}/{hook['webhook_id']}/deliveries").json()["deliveries"]
+    [delivery] = listed
+    assert delivery["event_type"] == "usage.limit_reached" and delivery["state"] == "pending"
+    assert delivery["payload"]["data"]["limit"] == "executions_per_month"
+    assert delivery["payload"]["data"]["value"] == 1 and delivery["payload"]["data"]["used"] == 1
+    assert submitter.deliveries[:1] == [delivery["delivery_id"]]  # handed over by the 402

@@ -137,3 +137,15 @@ def test_endpoints_are_scoped_checked_and_bounded(
     with pytest.raises(NotFound):
         hooks.endpoint(acme, mine.webhook_id)
     assert len(hooks.endpoints(acme)) == 1
+
+
+def test_deliveries_page_newest_first(catalog: Catalog, hooks: WebhookStore, acme: str) -> None:
+    endpoint = hooks.create_endpoint(acme, "https://a.example.com/h", ["run.failed"], None, 10)
+    runs = RunStore(catalog)
+    for _ in range(3):
+        runs.fail(new_run(catalog, acme), RunFailure("source_invalid", "not a video"))
+    everything = [d.delivery_id for d in hooks.deliveries(acme, endpoint.webhook_id, 10)]
+    assert everything == sorted(everything, reverse=True) and len(everything) == 3
+    first = hooks.deliveries(acme, endpoint.webhook_id, 2)
+    rest = hooks.deliveries(acme, endpoint.webhook_id, 2, before=first[-1].delivery_id)
+    assert [d.delivery_id for d in first + rest] == everything
