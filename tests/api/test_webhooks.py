@@ -194,3 +194,28 @@ def test_a_refused_execute_is_told_once_and_handed_over_at_once(
     assert delivery["payload"]["data"]["limit"] == "executions_per_month"
     assert delivery["payload"]["data"]["value"] == 1 and delivery["payload"]["data"]["used"] == 1
     assert submitter.deliveries[:1] == [delivery["delivery_id"]]  # handed over by the 402
+
+
+def test_an_export_is_told_when_its_bundle_is_ready(
+    processing: Any, lobby_media: MediaServer
+) -> None:
+    client = processing("acme")
+    with WebhookReceiver() as receiver:
+        hook = register(client, receiver.url, ["export.ready"])
+        video_id = _add(client, lobby_media.url("lobby.mp4"))
+        client.post(f"/api/product/videos/{video_id}/execute")
+        assert _wait(client, video_id)["state"] == "succeeded"
+        accepted = client.post(f"/api/product/videos/{video_id}/exports", json={})
+        assert accepted.status_code == 202, accepted.text
+        [got] = receiver.wait_for(1, timeout_s=180)
+        export = client.get(
+            f"/api/product/videos/{video_id}/exports/{accepted.json()['export_id']}"
+        ).json()
+    stamp = int(got.headers["webhook-timestamp"])
+    signature = got.headers["webhook-signature"]
+    assert verify(hook["secret"], got.headers["webhook-id"], stamp, got.body, signature)
+    event = json.loads(got.body)
+    assert event["type"] == "export.ready" and export["state"] == "succeeded"
+    assert event["data"]["export_id"] == export["export_id"]
+    assert event["data"]["bundle"]["sha256"] == export["bundle"]["sha256"]
+    assert event["data"]["links"]["bundle"] == export["bundle"]["download_url"]
