@@ -19,6 +19,7 @@ from typing import Any
 from prefect import flow, get_run_logger
 from pydantic import BaseModel
 
+from flows.webhook_dispatch import hand_over
 from storage.artifacts import sha256_file
 from storage.audit import AuditLog
 from storage.blobs import BlobStore, open_blob_store
@@ -69,6 +70,7 @@ def export_evidence(params: ExportParams) -> str:
             bundle_folder(bundle.key)
         )  # failed meanwhile: its bundle must not outlive that
         return "withdrawn"
+    hand_over(exports.catalog)  # its export.ready webhooks, sent by their own flow runs
     logger.info("export %s: %d bytes, sha256 %s", export.export_id, bundle.size, bundle.sha256)
     return bundle.key
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from flows.chunks import analyse_in_chunks, plan_chunks_task
 from flows.orchestrator import serve_tenant_last
 from flows.reporting import publish_prefect_artifacts
+from flows.webhook_dispatch import hand_over
 from storage.artifacts import discard_run, publish, published_bytes
 from storage.runs import RunFailure
 from tasks.context import RunContext, heartbeat, load_context
@@ -154,9 +155,12 @@ def process_video(params: ProcessVideoParams) -> str:
     except BaseException as exc:
         ctx.runs.fail(ctx.run_id, _failure_of(exc, _flow_run_id()), ctx.plan.bill_failed_runs)
         discard_run(ctx.layout, store)
+        hand_over(ctx.runs.catalog)  # its run.failed webhooks (written with the failure)
         raise
     kept = published_bytes(store, final)
-    if not ctx.runs.succeed(ctx.run_id, final, cost["processed_s"], kept):
+    succeeded = ctx.runs.succeed(ctx.run_id, final, cost["processed_s"], kept)
+    hand_over(ctx.runs.catalog)  # its run.succeeded webhooks, sent by their own flow runs
+    if not succeeded:
         # The reaper gave up on this run meanwhile: its artifacts must not outlive the verdict.
         store.delete_prefix(final)
         logger.warning("run %s was failed while it ran; its artifacts were withdrawn", ctx.run_id)

@@ -18,6 +18,7 @@ from sqlalchemy import RowMapping, select, update
 from storage.catalog import Catalog
 from storage.tables import exports as exports_table
 from storage.usage import ALL, add, refuse, used
+from storage.webhook_events import emit_export_ready
 from ves.clock import now_rfc3339, to_rfc3339, utc_now
 from ves.errors import NotFound
 from ves.ids import new_id
@@ -162,7 +163,8 @@ class ExportStore:
 
     def succeed(self, export_id: str, bundle: Bundle) -> bool:
         """``running`` -> ``succeeded`` with its bundle, whose bytes count in the tenant's
-        ``storage_bytes`` (same transaction) until retention deletes it with its run."""
+        ``storage_bytes`` until retention deletes it with its run; ``export.ready`` goes to the
+        webhook outbox. One transaction."""
         guarded = (exports_table.c.export_id == export_id) & (exports_table.c.state == "running")
         values = {
             "state": "succeeded",
@@ -178,6 +180,7 @@ class ExportStore:
             if tenant_id is None:
                 return False
             add(conn, tenant_id, ALL, "storage_bytes", float(bundle.size))
+            emit_export_ready(conn, export_id)
         return True
 
     def fail(self, export_id: str, code: str, message: str) -> bool:

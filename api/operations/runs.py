@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from anyio import to_thread
 
-from flows.orchestrator import Submitter
+from flows.orchestrator import Submitter, sweep_deliveries
 from storage.records import Run, Tenant
 from storage.runs import RunFailure, RunStore
+from storage.webhooks import WebhookStore
 from tasks.options import RunOptions
-from ves.errors import Unavailable
+from ves.errors import PlanLimitExceeded, Unavailable
 from ves.settings import Settings
 
 
@@ -28,9 +29,13 @@ async def queue_run(
     limits = settings.plan(tenant.plan)
     chosen = (options or RunOptions()).resolved(settings, limits)
     params = chosen.model_dump(mode="json", exclude_none=True)
-    run = await to_thread.run_sync(
-        runs.create, tenant.tenant_id, video_id, params, limits, settings.max_queued_runs
-    )
+    try:
+        run = await to_thread.run_sync(
+            runs.create, tenant.tenant_id, video_id, params, limits, settings.max_queued_runs
+        )
+    except PlanLimitExceeded:
+        await sweep_deliveries(WebhookStore(runs.catalog), submitter)  # usage.limit_reached
+        raise
     await submit_run(run, runs, submitter, limits.concurrent_runs)
     return run
 
