@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from anyio import to_thread
 
+from api.operations.estimates import check_compute_cap
 from flows.orchestrator import Submitter
 from storage.records import Run, Tenant
 from storage.runs import RunFailure, RunStore
@@ -27,7 +28,8 @@ async def queue_run(
     """
     limits = settings.plan(tenant.plan)
     chosen = (options or RunOptions()).resolved(settings, limits)
-    params = chosen.model_dump(mode="json", exclude_none=True)
+    await to_thread.run_sync(check_compute_cap, runs.catalog, settings, tenant, video_id, chosen)
+    params = chosen.stored()
     run = await to_thread.run_sync(
         runs.create, tenant.tenant_id, video_id, params, limits, settings.max_queued_runs
     )
