@@ -51,6 +51,7 @@ class KnownSource:
     width: int
     height: int
     found: Literal["previous_run", "probe", "bound"]
+    splittable: bool = True  # an HLS stream (MPEG-TS) is never split into chunks
 
 
 def known_source(
@@ -58,9 +59,15 @@ def known_source(
 ) -> KnownSource:
     """The video's source as an earlier run measured it, else as its uploaded file's header says."""
     sample = RunCostStore(catalog).last_of_video(video.tenant_id, video.video_id)
+    splittable = video.source_type != "hls"
     if sample is not None:
         return KnownSource(
-            sample.duration_s, sample.source_fps, sample.width, sample.height, "previous_run"
+            sample.duration_s,
+            sample.source_fps,
+            sample.width,
+            sample.height,
+            "previous_run",
+            splittable,
         )
     local = _uploaded_file(store, video)
     if local is not None:
@@ -69,7 +76,7 @@ def known_source(
             return KnownSource(duration, fps, width, height, "probe")
         except VesError:
             pass  # the run will say what is wrong with it; the estimate uses the bound
-    return KnownSource(None, ASSUMED_FPS, *ASSUMED_SIZE, "bound")
+    return KnownSource(None, ASSUMED_FPS, *ASSUMED_SIZE, "bound", splittable)
 
 
 def _uploaded_file(store: BlobStore | None, video: Video) -> Path | None:
@@ -93,7 +100,12 @@ def workload_of(
     bound = _bound_s(options, settings, limits)
     duration = min(source.duration_s or bound, bound)
     chunks = 1
-    if settings.chunk_s > 0 and duration > settings.chunk_s and options.max_compute_s is None:
+    if (
+        source.splittable
+        and settings.chunk_s > 0
+        and duration > settings.chunk_s
+        and options.max_compute_s is None
+    ):
         chunks = max(2, round(duration / settings.chunk_s))
     sample_fps = options.sample_fps or settings.sample_fps
     mode = str(options.detector)

@@ -28,7 +28,9 @@ async def queue_run(
     """
     limits = settings.plan(tenant.plan)
     chosen = (options or RunOptions()).resolved(settings, limits)
-    await to_thread.run_sync(check_compute_cap, runs.catalog, settings, tenant, video_id, chosen)
+    if chosen.max_compute_s is not None:
+        check = (runs.catalog, settings, tenant, video_id, chosen)
+        await to_thread.run_sync(check_compute_cap, *check)
     params = chosen.stored()
     run = await to_thread.run_sync(
         runs.create, tenant.tenant_id, video_id, params, limits, settings.max_queued_runs
