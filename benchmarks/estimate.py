@@ -17,6 +17,8 @@ figures ``tasks/cost/model.py``'s ``FALLBACK`` was taken from.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 import statistics
 import sys
@@ -113,7 +115,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mode", default="motion+ocr")
     parser.add_argument("--min-runs", type=int, default=3)
+    parser.add_argument(
+        "--samples", type=Path, help="report on the runs a previous call saved, without running"
+    )
     args = parser.parse_args()
+    if args.samples:
+        report(load(args.samples), args.mode, args.min_runs)
+        return
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
     from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
@@ -131,7 +139,14 @@ def main() -> None:
         os.environ["VES_DATA_DIR"] = tmp
         os.environ.setdefault("VES_CHUNK_S", "0")  # one pass: chunks have their own speed-up
         samples = process(scenes, args.mode, Path(tmp))
+    saved = CACHE / f"samples-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}.json"
+    saved.write_text(json.dumps([dataclasses.asdict(s) for s in samples], indent=1))
+    print(f"\nthe runs' figures: {saved} (--samples {saved} reports on them again)")
     report(samples, args.mode, args.min_runs)
+
+
+def load(path: Path) -> list[CostSample]:
+    return [CostSample(**row) for row in json.loads(path.read_text())]
 
 
 if __name__ == "__main__":

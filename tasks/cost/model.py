@@ -166,8 +166,11 @@ def fallback_model(detector_mode: str) -> CostModel:
     return CostModel(dict(fallback_stages(detector_mode)), "fallback")
 
 
+_MIN_STAGE_S = 0.01  # a stage faster than this weighs as if it took this long
+
+
 def fit_stage(name: str, samples: Sequence[CostSample]) -> tuple[float, ...]:
-    """Non-negative least squares of one stage's seconds against its drivers.
+    """Non-negative least squares of one stage's seconds against its drivers, in relative terms.
 
     Samples that did not run the stage (``join`` of whole runs) are left out; with none, the
     stage's fallback.
@@ -177,6 +180,10 @@ def fit_stage(name: str, samples: Sequence[CostSample]) -> tuple[float, ...]:
         return fallback_stages(samples[0].detector_mode if samples else "motion")[name]
     x = np.array([DRIVERS[name](Workload.of_sample(s)) for s in used], dtype=np.float64)
     y = np.array([s.stages[name] for s in used], dtype=np.float64)
+    # Relative errors are what an estimate is judged by: each run weighs by 1 / its seconds,
+    # so a long run does not drown the short ones.
+    weight = 1.0 / np.maximum(y, _MIN_STAGE_S)
+    x, y = x * weight[:, None], y * weight
     scale = np.maximum(np.abs(x).max(axis=0), 1e-12)  # columns of comparable size for nnls
     solution, _ = nnls(x / scale, y)
     return tuple(float(c) for c in solution / scale)
