@@ -37,8 +37,15 @@ def with_budget(ctx: RunContext, source: SourceInfo, started_at: float) -> RunCo
         return ctx
     model = cost_model_of(ctx, str(ctx.detector_mode))
     duration = min(source.duration_s or ctx.max_duration_s, ctx.max_duration_s)
+    rate = source.size_bytes / source.duration_s if source.duration_s else 0.0
     work = Workload(
-        duration, source.fps, source.width, source.height, ctx.sample_fps, str(ctx.detector_mode)
+        duration,
+        source.fps,
+        source.width,
+        source.height,
+        ctx.sample_fps,
+        str(ctx.detector_mode),
+        bytes_per_s=rate,
     )
     fixed, per_frame = model.downstream(work)
     get_run_logger().info(
@@ -89,6 +96,7 @@ def record_run_cost(
             wall_s=wall_s,
             start_s=start_s,
             chunks=chunks,
+            source_bytes=source.size_bytes,
             run_id=ctx.run_id,
             tenant_id=ctx.tenant_id,
             video_id=ctx.video_id,

@@ -39,6 +39,7 @@ class CostSample:
     wall_s: float
     start_s: float = 0.0
     chunks: int = 1
+    source_bytes: int = 0  # the whole source's size (its bitrate drives decoding)
     run_id: str = ""
     tenant_id: str = ""
     video_id: str = ""

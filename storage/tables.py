@@ -224,6 +224,7 @@ run_costs = sa.Table(
     sa.Column("compute_s", REAL, nullable=False),
     sa.Column("wall_s", REAL, nullable=False),
     sa.Column("start_s", REAL, nullable=False),
+    sa.Column("source_bytes", BYTES, nullable=False, server_default=sa.text("0")),
     sa.Index("run_costs_recorded", "recorded_at"),
     sa.Index("run_costs_video", "tenant_id", "video_id", "recorded_at"),
 )

@@ -40,6 +40,7 @@ from ves.plans import PlanLimits
 from ves.settings import Settings
 
 ASSUMED_FPS, ASSUMED_SIZE = 25.0, (1280, 720)  # a source not known before its first run
+ASSUMED_BYTES_PER_S = 250_000.0  # 2 Mbit/s: a typical 720p camera stream
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class KnownSource:
     height: int
     found: Literal["previous_run", "probe", "bound"]
     splittable: bool = True  # an HLS stream (MPEG-TS) is never split into chunks
+    bytes_per_s: float = ASSUMED_BYTES_PER_S
 
 
 def known_source(
@@ -68,12 +70,14 @@ def known_source(
             sample.height,
             "previous_run",
             splittable,
+            sample.source_bytes / sample.duration_s if sample.duration_s else ASSUMED_BYTES_PER_S,
         )
     local = _uploaded_file(store, video)
     if local is not None:
         try:
             duration, width, height, fps, _, _ = probe_video(local, settings)
-            return KnownSource(duration, fps, width, height, "probe")
+            rate = local.stat().st_size / duration if duration else ASSUMED_BYTES_PER_S
+            return KnownSource(duration, fps, width, height, "probe", True, rate)
         except VesError:
             pass  # the run will say what is wrong with it; the estimate uses the bound
     return KnownSource(None, ASSUMED_FPS, *ASSUMED_SIZE, "bound", splittable)
@@ -109,7 +113,16 @@ def workload_of(
         chunks = max(2, round(duration / settings.chunk_s))
     sample_fps = options.sample_fps or settings.sample_fps
     mode = str(options.detector)
-    return Workload(duration, source.fps, source.width, source.height, sample_fps, mode, chunks)
+    return Workload(
+        duration,
+        source.fps,
+        source.width,
+        source.height,
+        sample_fps,
+        mode,
+        chunks,
+        source.bytes_per_s,
+    )
 
 
 def capped_compute_s(model: CostModel, work: Workload, duration_s: float) -> float:

@@ -5,14 +5,17 @@ Each stage's seconds are linear in the driver it scales with, with non-negative 
 
 | stage | drivers |
 |---|---|
-| decode | 1, megapixels decoded (download, hash and probe grow with the bytes) |
-| sample | 1, megapixels decoded, frames analysed (decoding every frame, converting the sampled) |
+| decode | 1, megabytes of source (download, hash and probe grow with the bytes) |
+| sample | 1, megapixels decoded, frames analysed, megabytes of source (decoding costs with the
+  bitrate as much as with the pixels: a noisy 23 Mbit/s 1080p clip decodes 8x slower than a
+  clean one) |
 | detect | 1, frames analysed, seconds of video (OCR looks are per minute) |
 | track .. cost | 1, frames analysed |
 | join | 1, frames analysed (chunked runs only) |
 
-Megapixels decoded are nominal (duration x frame rate x width x height): what is known before a
-run, so a fit and a prediction read the same drivers. Each detector mode is fitted on its own
+Megapixels decoded are nominal (duration x frame rate x width x height) and megabytes are the
+source's bitrate x duration: what is known before a run, so a fit and a prediction read the same
+drivers. Each detector mode is fitted on its own
 runs (the newest ``VES_COST_MODEL_RUNS``); with fewer than ``VES_COST_MODEL_MIN_RUNS`` of them, the
 ``FALLBACK`` constants below, measured on the development machine (2 shared cores) by
 ``benchmarks/estimate.py`` (fitted on its 12 varied runs, 2026-11-25).
@@ -52,6 +55,11 @@ class Workload:
     sample_fps: float
     detector_mode: str
     chunks: int = 1
+    bytes_per_s: float = 0.0  # the source's bitrate
+
+    @property
+    def megabytes(self) -> float:
+        return self.bytes_per_s * self.duration_s / 1e6
 
     @property
     def frames_decoded(self) -> int:
@@ -75,6 +83,7 @@ class Workload:
             sample.sample_fps,
             sample.detector_mode,
             sample.chunks,
+            sample.source_bytes / sample.duration_s if sample.duration_s > 0 else 0.0,
         )
 
 
@@ -83,8 +92,8 @@ def _per_frame(w: Workload) -> tuple[float, ...]:
 
 
 DRIVERS: dict[str, Callable[[Workload], tuple[float, ...]]] = {
-    "decode": lambda w: (1.0, w.megapixels),
-    "sample": lambda w: (1.0, w.megapixels, float(w.frames_analysed)),
+    "decode": lambda w: (1.0, w.megabytes),
+    "sample": lambda w: (1.0, w.megapixels, float(w.frames_analysed), w.megabytes),
     "detect": lambda w: (1.0, float(w.frames_analysed), w.duration_s),
     "track": _per_frame,
     "world_state": _per_frame,
@@ -97,7 +106,7 @@ DRIVERS: dict[str, Callable[[Workload], tuple[float, ...]]] = {
 # Fallback coefficients (seconds; per megapixel, per frame analysed, per second of video), in the
 # order of DRIVERS, fitted by benchmarks/estimate.py on this machine (see the module docstring).
 _COMMON = {
-    "decode": (0.05, 0.0003),
+    "decode": (0.05, 0.01),
     "track": (0.01, 0.0005),
     "world_state": (0.05, 0.0008),
     "timeline": (0.02, 0.00002),
@@ -106,8 +115,8 @@ _COMMON = {
     "join": (0.2, 0.002),
 }
 FALLBACK: dict[str, dict[str, tuple[float, ...]]] = {
-    "motion": _COMMON | {"sample": (0.05, 0.0035, 0.006), "detect": (0.05, 0.01, 0.0)},
-    "reads_text": _COMMON | {"sample": (0.05, 0.0035, 0.01), "detect": (1.5, 0.015, 0.12)},
+    "motion": _COMMON | {"sample": (0.05, 0.0035, 0.006, 0.1), "detect": (0.05, 0.01, 0.0)},
+    "reads_text": _COMMON | {"sample": (0.05, 0.0035, 0.01, 0.1), "detect": (1.5, 0.015, 0.12)},
 }
 FALLBACK_START_S = 1.22  # execute -> running p50 under `ves serve` (README Performance)
 FALLBACK_OVERHEAD_S = 0.3  # the flow's own work besides its stages

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from storage.tables import REAL
+from storage.tables import BYTES, REAL
 
 revision = "0012"
 down_revision = "0010"
@@ -36,6 +36,7 @@ def upgrade() -> None:
         sa.Column("compute_s", REAL, nullable=False),
         sa.Column("wall_s", REAL, nullable=False),
         sa.Column("start_s", REAL, nullable=False),
+        sa.Column("source_bytes", BYTES, nullable=False, server_default=sa.text("0")),
     )
     op.create_index("run_costs_recorded", "run_costs", ["recorded_at"])
     op.create_index("run_costs_video", "run_costs", ["tenant_id", "video_id", "recorded_at"])

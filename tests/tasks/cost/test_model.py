@@ -19,8 +19,8 @@ from tasks.cost.model import (
 from tasks.cost.stage import CostInputs, build_cost
 
 TRUE = {
-    "decode": (0.2, 0.001),
-    "sample": (0.3, 0.004, 0.01),
+    "decode": (0.2, 0.05),
+    "sample": (0.3, 0.004, 0.01, 0.2),
     "detect": (1.0, 0.02, 0.1),
     "track": (0.01, 0.001),
     "world_state": (0.05, 0.002),
@@ -29,14 +29,14 @@ TRUE = {
     "cost": (0.005, 0.0),
     "join": (0.3, 0.002),
 }
-VARIED = [  # duration, fps, width, height, sample fps: drivers that are not collinear
-    (10, 25, 320, 240, 5),
-    (30, 30, 640, 360, 2),
-    (60, 25, 1280, 720, 5),
-    (20, 15, 1920, 1080, 1),
-    (45, 10, 640, 480, 10),
-    (90, 30, 854, 480, 3),
-    (15, 24, 1280, 720, 8),
+VARIED = [  # duration, fps, width, height, sample fps, bitrate: drivers that are not collinear
+    (10, 25, 320, 240, 5, 1e5),
+    (30, 30, 640, 360, 2, 4e5),
+    (60, 25, 1280, 720, 5, 2e5),
+    (20, 15, 1920, 1080, 1, 3e6),
+    (45, 10, 640, 480, 10, 1e5),
+    (90, 30, 854, 480, 3, 6e5),
+    (15, 24, 1280, 720, 8, 9e5),
 ]
 
 
@@ -52,6 +52,7 @@ def sample_of(work: Workload, start_s: float = 0.5, overhead_s: float = 0.25) ->
         height=work.height,
         duration_s=work.duration_s,
         processed_s=work.duration_s,
+        source_bytes=round(work.bytes_per_s * work.duration_s),
         frames_decoded=work.frames_decoded,
         frames_analysed=work.frames_analysed,
         stages=stages,
@@ -61,7 +62,7 @@ def sample_of(work: Workload, start_s: float = 0.5, overhead_s: float = 0.25) ->
 
 
 def workloads(mode: str = "motion+ocr") -> list[Workload]:
-    return [Workload(d, fps, w, h, s, mode) for d, fps, w, h, s in VARIED]
+    return [Workload(d, fps, w, h, s, mode, 1, rate) for d, fps, w, h, s, rate in VARIED]
 
 
 def test_the_fit_recovers_known_coefficients_exactly() -> None:
@@ -72,7 +73,7 @@ def test_the_fit_recovers_known_coefficients_exactly() -> None:
         assert model.stages[name] == pytest.approx(TRUE[name], rel=1e-6, abs=1e-9), name
     assert model.start_s == pytest.approx(0.5)
     assert model.overhead_s == pytest.approx(0.25)
-    unseen = Workload(37, 25, 1024, 576, 4, "motion+ocr")
+    unseen = Workload(37, 25, 1024, 576, 4, "motion+ocr", 1, 5e5)
     expected = sample_of(unseen)
     assert model.stage_seconds(unseen) == pytest.approx(expected.stages)
     assert model.wall_s(unseen) == pytest.approx(expected.wall_s + 0.5)
