@@ -92,6 +92,14 @@ def report(samples: list[CostSample], mode: str, min_runs: int) -> None:
             f"| {est / real - 1:+.0%} | {est_fb:.2f} | {est_fb / real - 1:+.0%} |"
         )
     for name, rows in (("fitted, leave-one-out", loo), ("fallback constants", fallback)):
+        compute = [
+            abs(sum(m.stage_seconds(Workload.of_sample(s)).values()) / s.compute_s - 1)
+            for s, m in rows
+        ]
+        print(
+            f"compute |error| {name}: p50 {statistics.median(compute):.1%}, "
+            f"p90 {_quantile(compute, 0.9):.1%}"
+        )
         errors = _errors(rows)
         p50, p90 = statistics.median(errors), _quantile(errors, 0.9)
         verdict = "met" if p90 <= TARGET else "MISSED"

@@ -105,8 +105,9 @@ def test_max_compute_s_stops_sampling_publishes_and_bills_what_was_processed(
     run_capped: Callable[..., Processed], two_times: tuple[Path, GroundTruth], catalog: Catalog
 ) -> None:
     path, truth = two_times
-    # A cap the fallback model says covers about 12 s of the 40 (the installation has no runs).
-    work = Workload(12.0, 10.0, 320, 240, 5.0, "motion")
+    # A cap the fallback model says covers about 8 s of the 40 (the installation has no runs).
+    rate = path.stat().st_size / truth.duration_s
+    work = Workload(8.0, 10.0, 320, 240, 5.0, "motion", 1, rate)
     cap = round(sum(fallback_model("motion").stage_seconds(work).values()) * 1.5, 2)
     reader, run_dir, cost, tenant = run_capped(path, max_compute_s=cap)
     assert cost["truncation"]["reason"] == "max_compute_s" and cost["truncation"]["cap"] == cap
