@@ -253,3 +253,30 @@ webhook_attempts = sa.Table(
     _text("outcome", nullable=False),
     sa.CheckConstraint("outcome IN ('delivered', 'retrying', 'failed')"),
 )
+
+# What each succeeded run measured, for the cost model of estimates and caps (tasks/cost/model.py).
+run_costs = sa.Table(
+    "run_costs",
+    metadata,
+    _text("run_id", sa.ForeignKey("runs.run_id"), primary_key=True),
+    _text("tenant_id", sa.ForeignKey("tenants.tenant_id"), nullable=False),
+    _text("video_id", sa.ForeignKey("videos.video_id"), nullable=False),
+    _text("recorded_at", nullable=False),
+    _text("detector_mode", nullable=False),
+    sa.Column("sample_fps", REAL, nullable=False),
+    sa.Column("source_fps", REAL, nullable=False),
+    sa.Column("width", sa.Integer(), nullable=False),
+    sa.Column("height", sa.Integer(), nullable=False),
+    sa.Column("duration_s", REAL, nullable=False),
+    sa.Column("processed_s", REAL, nullable=False),
+    sa.Column("frames_decoded", sa.Integer(), nullable=False),
+    sa.Column("frames_analysed", sa.Integer(), nullable=False),
+    sa.Column("chunks", sa.Integer(), nullable=False),
+    _text("stages_json", nullable=False),
+    sa.Column("compute_s", REAL, nullable=False),
+    sa.Column("wall_s", REAL, nullable=False),
+    sa.Column("start_s", REAL, nullable=False),
+    sa.Column("source_bytes", BYTES, nullable=False, server_default=sa.text("0")),
+    sa.Index("run_costs_recorded", "recorded_at"),
+    sa.Index("run_costs_video", "tenant_id", "video_id", "recorded_at"),
+)

@@ -297,3 +297,18 @@ class Settings(ProcessingSettings):
     def work_root(self) -> Path:
         """Where running runs keep their work folders (worker-local, never shared)."""
         return self.work_dir or self.data_dir / "work"
+
+    # --- Estimates and caps (issue 17, part "estimates and caps"; README "Estimates and caps") ---
+    cost_model_runs: int = Field(
+        200,
+        ge=1,
+        le=10_000,
+        description="Newest succeeded runs of this installation the cost model is fitted on.",
+    )
+    cost_model_min_runs: int = Field(
+        3,
+        ge=1,
+        le=1000,
+        description="Runs of a detector mode needed before its stages are fitted; fewer: the "
+        "documented fallback constants (tasks/cost/model.py).",
+    )

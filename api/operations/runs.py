@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from anyio import to_thread
 
+from api.operations.estimates import check_compute_cap
 from flows.orchestrator import Submitter, sweep_deliveries
 from storage.records import Run, Tenant
 from storage.runs import RunFailure, RunStore
@@ -28,7 +29,10 @@ async def queue_run(
     """
     limits = settings.plan(tenant.plan)
     chosen = (options or RunOptions()).resolved(settings, limits)
-    params = chosen.model_dump(mode="json", exclude_none=True)
+    if chosen.max_compute_s is not None:
+        check = (runs.catalog, settings, tenant, video_id, chosen)
+        await to_thread.run_sync(check_compute_cap, *check)
+    params = chosen.stored()
     try:
         run = await to_thread.run_sync(
             runs.create, tenant.tenant_id, video_id, params, limits, settings.max_queued_runs

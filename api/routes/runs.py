@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from anyio import to_thread
 from fastapi import APIRouter, Body, Request, status
+from fastapi.responses import JSONResponse
 
 from api.audit import AuditedRoute, note_ids
-from api.deps import RunsDep, SettingsDep, SubmitterDep, TenantDep
+from api.deps import RunsDep, SettingsDep, StoreDep, SubmitterDep, TenantDep
+from api.operations.estimates import estimate_run
 from api.operations.runs import queue_run
 from api.problems import problem_responses
+from api.schemas.estimates import DryRunEstimate
 from api.schemas.runs import ExecuteAccepted
 from tasks.options import RunOptions
 
@@ -51,6 +55,14 @@ EXECUTE_EXAMPLES = {
         "summary": "Name objects with a YOLO model from the models folder",
         "value": {"detector": "yolo+ocr", "yolo_model": "yolov8n.onnx"},
     },
+    "dry_run": {
+        "summary": "Estimate the run (compute, wall time, price, plan left); run nothing",
+        "value": {"dry_run": True, "max_compute_s": 30},
+    },
+    "capped": {
+        "summary": "Hard caps: stop at 0.25 of price or 20 compute seconds, publish what was done",
+        "value": {"max_cost": 0.25, "max_compute_s": 20},
+    },
 }
 
 
@@ -76,9 +88,18 @@ EXECUTE_EXAMPLES = {
         "`plan_limit_exceeded` (with `limit`, `value` and `used`) when what the plan buys is "
         "used up (executions or processed seconds this month, storage), or when "
         "`max_duration_s` exceeds the plan's `max_video_s`; longer videos are processed up to "
-        "that bound."
+        'that bound. `"dry_run": true` answers 200 with the run\'s estimate instead and runs '
+        "nothing: seconds of video, frames, compute per stage, wall time (from a cost model "
+        "fitted on this installation's runs, `model.source` `fitted` or `fallback`), price and "
+        "what the plan has left, and the 402 execute would answer (`would_be_refused`). "
+        "`max_cost` and `max_compute_s` are hard caps: the run stops there, publishes what it "
+        "processed and is billed that only (`cost.json`: `truncated`, `truncation.reason`); a "
+        "`max_compute_s` below the estimate of the run's first second is refused (422, with "
+        "`minimum`)."
     ),
+    response_model=ExecuteAccepted,
     responses={
+        200: {"model": DryRunEstimate, "description": "A dry run's estimate (nothing queued)."},
         202: {"description": "The queued run.", "links": EXECUTE_LINKS},
         **problem_responses(400, 401, 402, 404, 409, 413, 415, 422, 429, 503),
     },
@@ -90,8 +111,14 @@ async def execute_video(
     runs: RunsDep,
     submitter: SubmitterDep,
     settings: SettingsDep,
+    store: StoreDep,
     options: Annotated[RunOptions | None, Body(openapi_examples=EXECUTE_EXAMPLES)] = None,
-) -> ExecuteAccepted:
+) -> ExecuteAccepted | JSONResponse:
+    if options is not None and options.dry_run:
+        estimate = await to_thread.run_sync(
+            estimate_run, runs.catalog, store, settings, tenant, video_id, options
+        )
+        return JSONResponse(estimate.model_dump(mode="json"), status_code=status.HTTP_200_OK)
     run = await queue_run(tenant, video_id, options, runs, submitter, settings)
     note_ids(request, run_id=run.run_id)
     return ExecuteAccepted(video_id=video_id, run_id=run.run_id, state=run.state)

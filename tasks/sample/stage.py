@@ -26,7 +26,7 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
 from storage.artifacts import write_rows
-from tasks.context import RunContext
+from tasks.context import ComputeBudget, RunContext
 from tasks.decode.stage import MAX_FRAME_RATE, SourceInfo, frame_budget, open_video
 from tasks.sample.frames import (
     ANALYSIS,
@@ -56,6 +56,7 @@ class SampleConfig:
     text_width: int = 0  # width of the frames kept for reading text; 0: keep none
     skip_loop_filter: bool = False  # decode without the deblocking filter (see Settings)
     looks: LookConfig = field(default_factory=LookConfig)
+    budget: ComputeBudget | None = None  # max_compute_s: sampling stops where it runs out
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class SampledFrames:
     rows: tuple[dict[str, Any], ...]
     glance_shape: tuple[int, int] = (0, 0)
     last_t: float = 0.0  # time of the last frame decoded
+    budget_stop_s: float | None = None  # where the compute budget stopped sampling
 
     def thumbnail_path(self, sample_index: int) -> Path:
         """The JPEG of a sampled frame (thumbnail size)."""
@@ -143,6 +145,7 @@ class _Sampler:
         self.rows: list[dict[str, Any]] = []
         self.planner = LookPlanner(cfg.looks)
         self.glance_shape = (0, 0)
+        self.budget_stop_s: float | None = None
         (frames / TEXT_DIR).mkdir(exist_ok=True)
         self.glance_file = (frames / GLANCES).open("wb")
         self.analysis_file = (frames / ANALYSIS).open("wb")
@@ -161,6 +164,14 @@ class _Sampler:
 
     def wants(self, t: float) -> bool:
         return t + 1e-6 >= self.next_t
+
+    def out_of_budget(self, t: float) -> bool:
+        """The run's compute budget refuses the frame at ``t`` (never one of the first two)."""
+        budget = self.cfg.budget
+        if budget is None or len(self.rows) < 2 or budget.allows(len(self.rows)):
+            return False
+        self.budget_stop_s = t
+        return True
 
     def keep(self, frame: av.VideoFrame, t: float) -> None:
         rgb = self.upright(frame, self.thumb_size)
@@ -304,6 +315,8 @@ def _decode(
             continue  # before the span (decoding from the start of the file)
         if t >= stop - 1e-6:  # the bound is exclusive: [0, max)
             return decoded, last_t, t >= cfg.max_duration_s - 1e-6
+        if sampler.wants(t) and sampler.out_of_budget(t):
+            return decoded, last_t, True
         decoded, last_t = decoded + 1, max(last_t, t)
         if decoded > budget:
             raise LimitExceeded(
@@ -337,6 +350,8 @@ def _result(
     source: SourceInfo, sampler: _Sampler, scratch: Path, decoded: int, last_t: float, bounded: bool
 ) -> SampledFrames:
     processed = last_t + 1.0 / source.fps
+    if bounded:  # a frame's length past the bound is not processed (nor billed)
+        processed = min(processed, sampler.cfg.max_duration_s)
     duration = source.duration_s if source.duration_s is not None else processed
     width, height = sampler.analysis_size
     return SampledFrames(
@@ -351,6 +366,7 @@ def _result(
         rows=tuple(sampler.rows),
         glance_shape=sampler.glance_shape,
         last_t=last_t,
+        budget_stop_s=sampler.budget_stop_s,
     )
 
 
@@ -375,6 +391,7 @@ def sample_config(ctx: RunContext) -> SampleConfig:
         text_width=settings.ocr_width if ctx.detector_mode.reads_text else 0,
         skip_loop_filter=settings.skip_loop_filter,
         looks=LookConfig(settings.ocr_looks_per_minute, settings.ocr_min_gap_s),
+        budget=ctx.budget,
     )
 
 
