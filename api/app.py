@@ -26,6 +26,7 @@ from api.routes import (
     runs,
     signing_keys,
     videos,
+    webhooks,
 )
 from ask.phrasing import LlmPhraser
 from ask.world import WorldCache
@@ -98,6 +99,7 @@ def create_app(
     app.include_router(billing.router)
     app.include_router(onboarding.router)
     app.include_router(signing_keys.router)
+    app.include_router(webhooks.router)
     app.include_router(dashboard.router)
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")

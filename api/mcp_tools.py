@@ -22,6 +22,7 @@ from starlette.datastructures import State
 from api.audit import TENANT_STATE, entry_for, ids_of
 from api.auth import client_address
 from api.operations.ask import ask_about
+from api.operations.estimates import estimate_run
 from api.operations.exports import queue_export
 from api.operations.notes import add_note
 from api.operations.runs import queue_run
@@ -208,15 +209,33 @@ async def execute_video(
             "(the cost report says so)."
         ),
     ] = None,
+    dry_run: Annotated[
+        bool,
+        Field(
+            description="Only estimate the run (compute and wall seconds, frames, price, what "
+            "the plan has left); nothing is queued or counted."
+        ),
+    ] = False,
 ) -> CallToolResult:
     """Queue a processing run of a video (decode, sample, detect, track, world state, timeline,
     evidence, cost) and return at once. Follow it with list_videos (`latest_run.stage`,
     `progress`); once the video is `succeeded`, read its artifacts or ask about it. A video that
-    is already queued or running is a `conflict`."""
+    is already queued or running is a `conflict`. With `dry_run`, the run's estimate instead."""
 
     async def work(caller: Caller) -> Document:
-        options = _parse(RunOptions, detector=detector) if detector is not None else None
+        chosen = {"detector": detector} if detector is not None else {}
+        options = _parse(RunOptions, **chosen) if chosen else None
         state = caller.state
+        if dry_run:
+            return await run_in_threadpool(
+                estimate_run,
+                state.catalog,
+                state.store,
+                state.settings,
+                caller.tenant,
+                video_id,
+                options or RunOptions(),
+            )
         run = await queue_run(
             caller.tenant, video_id, options, caller.runs, state.submitter, state.settings
         )
@@ -343,8 +362,10 @@ async def export_evidence(
 
     async def work(caller: Caller) -> Document:
         body = _parse(ExportCreate, evidence_ids=evidence_ids, redact=redact)
+        state = caller.state
+        limits = state.settings.plan(caller.tenant.plan)
         return await queue_export(
-            caller.tenant, video_id, body, caller.views, caller.state.submitter
+            caller.tenant, video_id, body, caller.views, state.submitter, limits
         )
 
     return await _respond_async(ctx, "export_evidence", work, video_id)

@@ -26,23 +26,25 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from cli.evidence import add_commands as add_evidence_commands
-from cli.sql_shell import FORMATS, print_result, prompt
-from cli.supervisor import prefect_env, serve, work
-from flows.readiness import check_readiness
-from storage.audit import AuditLog
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.sql import analyst_connection, run_query
-from storage.tenants import TenantStore
-from tasks.options import service_detector_mode
-from tasks.retention import sweep_retention
 from ves.errors import InvalidRequest, VesError
 from ves.settings import Settings
 
+if TYPE_CHECKING:
+    from storage.tenants import TenantStore
+
+# Each command imports what it needs when it runs: `ves verify` (offline, on any machine) and
+# `ves keys` then start in a fraction of the time that importing Prefect, DuckDB and the
+# detectors for every command took.
+FORMATS = ("table", "csv", "json")  # of `ves sql` (cli/sql_shell.py prints them)
+
 
 def _catalog(settings: Settings) -> TenantStore:
+    from storage.catalog import Catalog
+    from storage.tenants import TenantStore
+
     return TenantStore(Catalog.from_settings(settings))
 
 
@@ -84,6 +86,9 @@ def cmd_tenants_list(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_retention_sweep(settings: Settings, args: argparse.Namespace) -> int:
+    from storage.catalog import Catalog
+    from tasks.retention import sweep_retention
+
     report = sweep_retention(settings, Catalog.from_settings(settings), dry_run=args.dry_run)
     for line in report.lines():
         print(line)
@@ -92,6 +97,10 @@ def cmd_retention_sweep(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_audit_verify(settings: Settings, args: argparse.Namespace) -> int:
     """One line per tenant's chain: records checked and the first broken link; exit 1 if any."""
+    from storage.audit import AuditLog
+    from storage.catalog import Catalog
+    from storage.tenants import TenantStore
+
     catalog = Catalog.from_settings(settings)
     tenant_id = None
     if args.tenant is not None:
@@ -107,6 +116,10 @@ def cmd_audit_verify(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
     """What ``GET /readyz`` answers, one line a part; exit 0 only when every part is ok."""
+    from cli.supervisor import prefect_env
+    from flows.readiness import check_readiness
+    from storage.catalog import Catalog
+
     os.environ.setdefault("PREFECT_API_URL", prefect_env(settings)["PREFECT_API_URL"])
     readiness = check_readiness(settings, Catalog.from_settings(settings))
     for name, check in readiness.checks.items():
@@ -117,6 +130,10 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_sql(settings: Settings, args: argparse.Namespace) -> int:
     """One query, or a prompt, over every published run of the blob store (local or S3)."""
+    from cli.sql_shell import print_result, prompt
+    from storage.blobs import open_blob_store
+    from storage.sql import analyst_connection, run_query
+
     store = open_blob_store(settings)
     conn = analyst_connection(store.filesystem, store.root)
     try:
@@ -132,6 +149,9 @@ def cmd_sql(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
+    from cli.supervisor import serve
+    from tasks.options import service_detector_mode
+
     try:
         service_detector_mode(settings)
     except ValueError as exc:
@@ -141,6 +161,8 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_worker(settings: Settings, args: argparse.Namespace) -> int:
+    from cli.supervisor import work
+
     return work(settings)
 
 

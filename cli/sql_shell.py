@@ -14,8 +14,6 @@ import pyarrow as pa
 from storage.sql import run_query, view_names
 from ves.errors import InvalidRequest
 
-FORMATS = ("table", "csv", "json")
-
 
 def _cell(value: Any) -> str:
     """A value as text: NULL for null, lists and structs as JSON."""
@@ -48,7 +46,7 @@ def _aligned(table: pa.Table) -> list[str]:
 
 
 def print_result(table: pa.Table, fmt: str, out: TextIO = sys.stdout) -> None:
-    """Print a query's result in ``fmt`` (one of ``FORMATS``)."""
+    """Print a query's result in ``fmt``: ``json``, ``csv`` or ``table`` (``cli.main.FORMATS``)."""
     if fmt == "json":
         print(json.dumps(table.to_pylist(), default=str), file=out)
     elif fmt == "csv":

@@ -19,17 +19,18 @@ from typing import Any
 from prefect import flow, get_run_logger
 from pydantic import BaseModel
 
+from flows.webhook_dispatch import hand_over
 from storage.artifacts import sha256_file
 from storage.audit import AuditLog
 from storage.blobs import BlobStore, open_blob_store
 from storage.catalog import Catalog
-from storage.exports import Bundle, Export, ExportStore, bundle_key
+from storage.exports import Bundle, Export, ExportStore, bundle_folder, bundle_key
 from storage.reads import ArtifactReader
 from storage.records import Run, Video
 from storage.review_notes import ReviewNoteStore
 from storage.runs import RunStore
 from storage.videos import VideoStore
-from tasks.context import SourceRef
+from tasks.context import SourceRef, beating
 from tasks.decode.stage import acquire_source
 from tasks.export.stage import ExportRequest, Selection, write_export
 from ves.errors import Conflict, VesError
@@ -53,16 +54,23 @@ def export_evidence(params: ExportParams) -> str:
     export = exports.get(params.export_id)
     work = settings.work_root / "exports" / export.export_id
     store = open_blob_store(settings)
+    every_s = min(10.0, settings.heartbeat_timeout_s / 4)  # well within the reaper's timeout
     try:
-        bundle = make_bundle(settings, exports.catalog, export, store, work)
+        with beating(
+            lambda: exports.beat(export.export_id), every_s, f"heartbeat-{export.export_id}"
+        ):
+            bundle = make_bundle(settings, exports.catalog, export, store, work)
     except BaseException as exc:
         exports.fail(export.export_id, *_failure_of(exc))
         raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not exports.succeed(export.export_id, bundle):
-        store.delete_prefix(bundle.key)  # failed meanwhile: its bundle must not outlive that
+        store.delete_prefix(
+            bundle_folder(bundle.key)
+        )  # failed meanwhile: its bundle must not outlive that
         return "withdrawn"
+    hand_over(exports.catalog)  # its export.ready webhooks, sent by their own flow runs
     logger.info("export %s: %d bytes, sha256 %s", export.export_id, bundle.size, bundle.sha256)
     return bundle.key
 

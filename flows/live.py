@@ -30,6 +30,7 @@ from typing import Any
 
 from prefect import get_run_logger
 
+from flows.webhook_dispatch import hand_over
 from storage.artifacts import discard_run, publish, published_bytes, write_rows
 from storage.catalog import Catalog
 from storage.live_runs import LiveRunStore
@@ -148,6 +149,7 @@ def _window(
 
         ctx.runs.fail(ctx.run_id, _failure_of(exc, _flow_run_id()), ctx.plan.bill_failed_runs)
         discard_run(ctx.layout, ctx.store)
+        hand_over(ctx.runs.catalog)  # its run.failed webhooks
         raise
     return final, _close(ctx, live, follower, window, final)
 
@@ -156,9 +158,19 @@ def _close(
     ctx: RunContext, live: LiveRunStore, follower: LiveFollower, window: WindowBytes, final: str
 ) -> str | None:
     """Record the window's run as succeeded; start the next window's when the session goes on."""
-    logger = get_run_logger()
     kept = published_bytes(ctx.store, final)
     why = _end_reason(ctx, live, follower, window)
+    try:
+        return _record(ctx, live, window, final, kept, why)
+    finally:
+        hand_over(ctx.runs.catalog)  # the window's run.succeeded webhooks
+
+
+def _record(
+    ctx: RunContext, live: LiveRunStore, window: WindowBytes, final: str, kept: int, why: str | None
+) -> str | None:
+    """The catalog's side of ``_close`` (the next window's run id, or None)."""
+    logger = get_run_logger()
     if why is None:
         stage = f"window {len(live.chain(ctx.run_id)) + 1}: following"
         next_run = live.follow_on(ctx.run_id, final, window.duration_s, kept, stage)

@@ -43,12 +43,14 @@ from prefect.client.schemas.objects import State, StateType
 from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound, PrefectException
 from prefect.states import Completed, Crashed
 
+from flows.webhook_dispatch import create_delivery_run
 from storage.artifacts import RunLayout, discard_run
 from storage.blobs import open_blob_store
 from storage.exports import Export, ExportStore
 from storage.records import Run
 from storage.runs import RunFailure, RunStore
-from ves.clock import to_rfc3339, utc_now
+from storage.webhooks import Delivery, WebhookStore
+from ves.clock import now_rfc3339, to_rfc3339, utc_now
 from ves.errors import Unavailable
 from ves.settings import Settings
 
@@ -80,6 +82,8 @@ class Submitter(Protocol):
     async def submit(self, run: Run, *, concurrency: int) -> str: ...
 
     async def submit_export(self, export: Export) -> str: ...
+
+    async def submit_delivery(self, delivery: Delivery, *, swept: bool = False) -> str: ...
 
     async def ended_badly(self, flow_run_ids: Sequence[str]) -> dict[str, str]: ...
 
@@ -136,6 +140,11 @@ class PrefectSubmitter:
         except (PrefectException, httpx.HTTPError, RuntimeError) as exc:
             raise Unavailable(f"the orchestrator cannot take the export now ({exc})") from exc
         return str(flow_run.id)
+
+    async def submit_delivery(self, delivery: Delivery, *, swept: bool = False) -> str:
+        """Create the flow run of the delivery's next attempt, scheduled for its time; returns
+        its id (``swept``: its earlier flow run was lost). Raises ``Unavailable``."""
+        return await create_delivery_run(delivery, swept)
 
     async def _ensure_queue(self, client: PrefectClient, name: str, limit: int) -> None:
         """Create the tenant's work queue, or set its limit when the plan changed."""
@@ -246,18 +255,44 @@ async def reap(settings: Settings, runs: RunStore, submitter: Submitter) -> list
     if failed:
         log.warning("reaper failed %d stopped run(s): %s", len(failed), ", ".join(failed))
     await close_flow_runs(settings, runs, submitter)
-    await reap_exports(ExportStore(runs.catalog), submitter)
+    await reap_exports(ExportStore(runs.catalog), submitter, settings.heartbeat_timeout_s)
+    await sweep_deliveries(WebhookStore(runs.catalog), submitter)
     return failed
 
 
-async def reap_exports(exports: ExportStore, submitter: Submitter) -> list[str]:
-    """Fail the exports whose flow run crashed, failed or was cancelled, and those never handed
-    to the orchestrator; returns their ids."""
+async def sweep_deliveries(store: WebhookStore, submitter: Submitter) -> list[str]:
+    """Hand the orchestrator every due webhook delivery that no live flow run holds: never
+    handed over (Prefect was down, the writer was killed after its commit), or whose flow run
+    crashed, failed or was cancelled. Returns the delivery ids handed over."""
+    due = store.due(now_rfc3339())
+    held = [d.flow_run_id for d in due if d.flow_run_id]
+    bad = await submitter.ended_badly(held) if held else {}
+    handed = []
+    for delivery in due:
+        if delivery.flow_run_id is not None and delivery.flow_run_id not in bad:
+            continue
+        try:
+            flow_run_id = await submitter.submit_delivery(
+                delivery, swept=delivery.flow_run_id is not None
+            )
+        except Unavailable as exc:
+            log.warning("delivery %s waits for the orchestrator: %s", delivery.delivery_id, exc)
+            break
+        store.set_flow_run(delivery.delivery_id, flow_run_id)
+        handed.append(delivery.delivery_id)
+    return handed
+
+
+async def reap_exports(
+    exports: ExportStore, submitter: Submitter, heartbeat_timeout_s: float
+) -> list[str]:
+    """Fail the exports that stopped beating, those whose flow run crashed, failed or was
+    cancelled, and those never handed to the orchestrator; returns their ids."""
+    failed = exports.fail_silent(heartbeat_timeout_s)
     active = exports.active()
     asked = [e.flow_run_id for e in active if e.flow_run_id]
     bad = await submitter.ended_badly(asked) if asked else {}
     cutoff = to_rfc3339(utc_now() - timedelta(seconds=_SUBMIT_GRACE_S))
-    failed = []
     for export in active:
         if export.flow_run_id in bad:
             message = bad[export.flow_run_id].replace("execute the video again", "export again")

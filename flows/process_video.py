@@ -18,14 +18,16 @@ from prefect.exceptions import TerminationSignal
 from pydantic import BaseModel
 
 from flows.chunks import analyse_in_chunks, plan_chunks_task
+from flows.costing import record_run_cost, truncation_of, with_budget
 from flows.live import follow_live, live_stream
 from flows.orchestrator import serve_tenant_last
 from flows.reporting import publish_prefect_artifacts
+from flows.webhook_dispatch import hand_over
 from storage.artifacts import discard_run, publish, published_bytes
 from storage.runs import RunFailure
 from tasks.context import RunContext, heartbeat, load_context
 from tasks.cost.stage import CostInputs, cost_task
-from tasks.decode.stage import decode_task
+from tasks.decode.stage import SourceInfo, decode_task
 from tasks.detect.stage import detect_task
 from tasks.evidence.stage import evidence_task
 from tasks.sample.stage import sample_task
@@ -60,10 +62,12 @@ class _Stopwatch:
             self.stages[name] = self.stages.get(name, 0.0) + time.perf_counter() - started
 
 
-def _run_stages(ctx: RunContext) -> dict[str, Any]:
+def _run_stages(ctx: RunContext, started: float) -> tuple[dict[str, Any], SourceInfo, int]:
+    """The stages in order: ``cost.json``, the source, and how many chunks it was sampled in."""
     clock = _Stopwatch()
     source = clock.run("decode", lambda: decode_task(ctx))
-    chunks = clock.run("decode", lambda: plan_chunks_task(ctx, source))
+    ctx = with_budget(ctx, source, started)  # max_compute_s: sampled in one pass, see there
+    chunks = [] if ctx.budget else clock.run("decode", lambda: plan_chunks_task(ctx, source))
     if len(chunks) > 1:
         # Compute summed over the chunks (which ran side by side), and the join's.
         analysed = analyse_in_chunks(ctx, source, chunks)
@@ -92,8 +96,11 @@ def _run_stages(ctx: RunContext) -> dict[str, Any]:
         retention_days=ctx.plan.retention_days,
         price_per_video_minute=ctx.settings.price_per_video_minute,
         truncated=sampled.truncated_at_bound,
+        truncation=truncation_of(ctx, sampled),
+        max_cost=ctx.options.max_cost,
+        max_compute_s=ctx.options.max_compute_s,
     )
-    return cost_task(ctx, inputs)
+    return cost_task(ctx, inputs), source, max(len(chunks), 1)
 
 
 def _take_slot(ctx: RunContext) -> bool:
@@ -151,19 +158,24 @@ def process_video(params: ProcessVideoParams) -> str:
         # Beat well within the reaper's timeout, whatever it is set to (a 10 s beat against an 8 s
         # timeout let a busy stage be reaped while it ran).
         with heartbeat(ctx, every_s=min(10.0, ctx.settings.heartbeat_timeout_s / 4)):
-            cost = _run_stages(ctx)
+            started = time.perf_counter()
+            cost, source, chunks = _run_stages(ctx, started)
             ctx.report("publish")
             final = publish(ctx.layout, store)
     except BaseException as exc:
         ctx.runs.fail(ctx.run_id, _failure_of(exc, _flow_run_id()), ctx.plan.bill_failed_runs)
         discard_run(ctx.layout, store)
+        hand_over(ctx.runs.catalog)  # its run.failed webhooks (written with the failure)
         raise
     kept = published_bytes(store, final)
-    if not ctx.runs.succeed(ctx.run_id, final, cost["processed_s"], kept):
+    succeeded = ctx.runs.succeed(ctx.run_id, final, cost["processed_s"], kept)
+    hand_over(ctx.runs.catalog)  # its run.succeeded webhooks, sent by their own flow runs
+    if not succeeded:
         # The reaper gave up on this run meanwhile: its artifacts must not outlive the verdict.
         store.delete_prefix(final)
         logger.warning("run %s was failed while it ran; its artifacts were withdrawn", ctx.run_id)
         return "withdrawn"
+    record_run_cost(ctx, cost, source, chunks, time.perf_counter() - started)
     publish_prefect_artifacts(ctx, store, final, cost)
     logger.info("run %s published to %s", ctx.run_id, final)
     return str(final)

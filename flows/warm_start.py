@@ -40,7 +40,13 @@ from typing import Any
 SOCKET_ENV = "VES_WARM_SOCKET"  # "@name": a Linux abstract socket (no file, no path length limit)
 _HEADER = struct.Struct("!I")
 READY_LINE = "warm start on"  # the starter's first line: it has imported and listens
-_PRELOAD = ("prefect.engine", "prefect.flow_engine", "flows.process_video", "flows.retention")
+_PRELOAD = (
+    "prefect.engine",
+    "prefect.flow_engine",
+    "flows.process_video",
+    "flows.retention",
+    "flows.webhooks",
+)
 
 
 # --- the launcher (what the worker runs) --------------------------------------------------------

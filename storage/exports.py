@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import RowMapping, select, update
 
 from storage.catalog import Catalog
 from storage.tables import exports as exports_table
-from ves.clock import now_rfc3339
+from storage.usage import ALL, add, refuse, used
+from storage.webhook_events import emit_export_ready
+from ves.clock import now_rfc3339, to_rfc3339, utc_now
 from ves.errors import NotFound
 from ves.ids import new_id
 
@@ -26,6 +29,11 @@ BUNDLES_TOP = "exports"  # the first part of every bundle's key in the blob stor
 def bundle_key(tenant_id: str, video_id: str, export_id: str) -> str:
     """Where an export's zip is kept in the blob store."""
     return f"{BUNDLES_TOP}/tenant={tenant_id}/video={video_id}/export={export_id}/bundle.zip"
+
+
+def bundle_folder(key: str) -> str:
+    """The export's own folder in the store (what is deleted: the bundle and nothing beside)."""
+    return key.rsplit("/", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,8 @@ class Export:
     error_message: str | None
     created_at: str
     finished_at: str | None
+    heartbeat_at: str | None = None
+    expired_at: str | None = None
 
     @classmethod
     def from_row(cls, row: RowMapping) -> Export:
@@ -69,11 +79,24 @@ class ExportStore:
         self.catalog = catalog
 
     def create(
-        self, tenant_id: str, video_id: str, run_id: str, key_id: str | None, params: dict[str, Any]
+        self,
+        tenant_id: str,
+        video_id: str,
+        run_id: str,
+        key_id: str | None,
+        params: dict[str, Any],
+        storage_limit: float | None = None,
     ) -> Export:
-        """A queued export of ``run_id`` (a succeeded run of the tenant's video)."""
+        """A queued export of ``run_id`` (a succeeded run of the tenant's video).
+
+        Raises:
+            PlanLimitExceeded: the tenant already keeps ``storage_limit`` bytes.
+        """
         export_id = new_id("exp")
         with self.catalog.write() as conn:
+            kept = used(conn, tenant_id, ALL, "storage_bytes")
+            if storage_limit is not None and kept >= storage_limit:
+                raise refuse("storage_bytes", storage_limit, kept)
             conn.execute(
                 exports_table.insert().values(
                     export_id=export_id,
@@ -118,19 +141,47 @@ class ExportStore:
 
     def start(self, export_id: str) -> bool:
         """``queued`` -> ``running``; False if it is not queued (failed meanwhile)."""
-        return self._set(export_id, ("queued",), state="running")
+        return self._set(export_id, ("queued",), state="running", heartbeat_at=now_rfc3339())
+
+    def beat(self, export_id: str) -> None:
+        """Say the export is alive (its flow beats while it fetches, cuts and writes)."""
+        self._set(export_id, ("running",), heartbeat_at=now_rfc3339())
+
+    def fail_silent(self, timeout_s: float) -> list[str]:
+        """Fail running exports whose flow has not beaten for ``timeout_s``; return their ids."""
+        cutoff = to_rfc3339(utc_now() - timedelta(seconds=timeout_s))
+        query = select(exports_table.c.export_id).where(
+            (exports_table.c.state == "running") & (exports_table.c.heartbeat_at < cutoff)
+        )
+        with self.catalog.read() as conn:
+            silent = conn.execute(query).scalars().all()
+        message = (
+            f"the export stopped without finishing (no sign of life for {timeout_s:.0f} s: the"
+            " worker or the service was stopped or killed); export again"
+        )
+        return [e for e in silent if self.fail(e, "processing_stopped", message)]
 
     def succeed(self, export_id: str, bundle: Bundle) -> bool:
-        return self._set(
-            export_id,
-            ("running",),
-            state="succeeded",
-            bundle_key=bundle.key,
-            bundle_bytes=bundle.size,
-            bundle_sha256=bundle.sha256,
-            signing_key_id=bundle.signing_key_id,
-            finished_at=now_rfc3339(),
-        )
+        """``running`` -> ``succeeded`` with its bundle, whose bytes count in the tenant's
+        ``storage_bytes`` until retention deletes it with its run; ``export.ready`` goes to the
+        webhook outbox. One transaction."""
+        guarded = (exports_table.c.export_id == export_id) & (exports_table.c.state == "running")
+        values = {
+            "state": "succeeded",
+            "bundle_key": bundle.key,
+            "bundle_bytes": bundle.size,
+            "bundle_sha256": bundle.sha256,
+            "signing_key_id": bundle.signing_key_id,
+            "finished_at": now_rfc3339(),
+        }
+        with self.catalog.write() as conn:
+            done = update(exports_table).where(guarded).values(values)
+            tenant_id = conn.execute(done.returning(exports_table.c.tenant_id)).scalar()
+            if tenant_id is None:
+                return False
+            add(conn, tenant_id, ALL, "storage_bytes", float(bundle.size))
+            emit_export_ready(conn, export_id)
+        return True
 
     def fail(self, export_id: str, code: str, message: str) -> bool:
         return self._set(

@@ -23,6 +23,7 @@ from storage.records import Run
 from storage.runs import RunStore, _count_run, _one, _set_video_state
 from storage.tables import runs as runs_table
 from storage.usage import month_of, used
+from storage.webhook_events import emit_run_ended
 from ves.clock import now_rfc3339
 from ves.errors import Conflict, NotFound
 from ves.ids import new_id
@@ -63,6 +64,7 @@ class LiveRunStore:
             if not updated or row is None:
                 return None
             _count_run(conn, run_id, now, processed_s, artifacts_bytes)
+            emit_run_ended(conn, run_id)  # run.succeeded: the window is published
             return _insert_next(conn, row, now, stage)
 
     def stop_requested(self, run_id: str) -> bool:
@@ -178,6 +180,7 @@ def _stop_queued(conn: Connection, run_id: str, video_id: str, now: str) -> None
         },
     )
     _set_video_state(conn, video_id, "failed", now)
+    emit_run_ended(conn, run_id)
 
 
 def _ask_stop(conn: Connection, run_id: str, video_id: str, now: str) -> None:

@@ -8,7 +8,8 @@ deleted before the expiry it stated, and is deleted at the first sweep after it.
 
 Expiring keeps every record: the run keeps its row (``state`` stays ``succeeded``, ``expired_at``
 says when its artifacts went), the video keeps its row, usage history stays. Only what is *held*
-changes: the tenant's ``storage_bytes`` goes down by the run's ``artifacts_bytes``, and a
+changes: the tenant's ``storage_bytes`` goes down by the run's ``artifacts_bytes`` and by the
+bundles of its exports (which expire with it: a bundle quotes the run's artifacts), and a
 ``succeeded`` video whose newest succeeded run this was becomes ``expired`` (a queued, running or
 failed video keeps the state of its newest run).
 """
@@ -65,8 +66,9 @@ class Expiry:
     """What marking one run expired changed in the catalog."""
 
     run_id: str
-    freed_bytes: int  # taken off the tenant's storage_bytes
+    freed_bytes: int  # taken off the tenant's storage_bytes (its artifacts and exports)
     video_expired: bool  # the video moved from succeeded to expired
+    bundle_keys: tuple[str, ...] = ()  # its exports' bundles, to delete after the catalog
 
 
 @dataclass(frozen=True)
@@ -122,10 +124,11 @@ class RetentionStore:
             )
             if row is None:
                 return None
-            freed = int(row["artifacts_bytes"] or 0)
+            bundles = _expire_exports(conn, run_id, now)
+            freed = int(row["artifacts_bytes"] or 0) + sum(size for _, size in bundles)
             add(conn, row["tenant_id"], ALL, "storage_bytes", -float(freed))
             video_expired = _expire_video(conn, row["video_id"], run_id, now)
-        return Expiry(run_id, freed, video_expired)
+        return Expiry(run_id, freed, video_expired, tuple(key for key, _ in bundles))
 
     def expired_folders(self) -> list[ExpiredFolder]:
         """Every expired run's former artifacts folder (normally already gone from disk)."""
@@ -145,6 +148,31 @@ class RetentionStore:
             ExpiredFolder(r["run_id"], r["tenant_id"], r["video_id"], r["artifacts_path"])
             for r in rows
         ]
+
+
+def expired_bundles(catalog: Catalog) -> list[str]:
+    """The keys of every expired export's bundle (normally already gone from the store)."""
+    with catalog.read() as conn:
+        keys = conn.execute(
+            text(
+                "SELECT bundle_key FROM exports WHERE expired_at IS NOT NULL"
+                " AND bundle_key IS NOT NULL ORDER BY export_id"
+            )
+        )
+        return [str(key) for key in keys.scalars()]
+
+
+def _expire_exports(conn: Connection, run_id: str, now: str) -> list[tuple[str, int]]:
+    """Mark the run's kept bundles expired; their keys and sizes."""
+    rows = conn.execute(
+        text(
+            "UPDATE exports SET expired_at = :now WHERE run_id = :run_id AND state = 'succeeded'"
+            " AND expired_at IS NULL AND bundle_key IS NOT NULL"
+            " RETURNING bundle_key, bundle_bytes"
+        ),
+        {"now": now, "run_id": run_id},
+    ).all()
+    return [(str(key), int(size or 0)) for key, size in rows]
 
 
 def _expire_video(conn: Connection, video_id: str, run_id: str, now: str) -> bool:

@@ -23,8 +23,9 @@ from storage.records import Run
 from storage.run_admission import check_line, check_plan
 from storage.tables import runs as runs_table
 from storage.usage import ALL, add, month_of, running_runs
+from storage.webhook_events import emit_limit_reached, emit_run_ended
 from ves.clock import now_rfc3339, to_rfc3339, utc_now
-from ves.errors import Conflict, NotFound
+from ves.errors import Conflict, NotFound, PlanLimitExceeded
 from ves.ids import new_id
 from ves.plans import PlanLimits
 
@@ -72,6 +73,24 @@ class RunStore:
             RateLimited: ``max_queued`` of the tenant's runs wait already (retry later).
         """
         run_id, now = new_id("run"), now_rfc3339()
+        try:
+            self._insert(run_id, now, tenant_id, video_id, params, limits, max_queued)
+        except PlanLimitExceeded as exc:
+            with self.catalog.write(lock=tenant_id) as conn:  # the refusal rolled back: tell it
+                emit_limit_reached(conn, tenant_id, exc.limit, exc.value, exc.used, month_of(now))
+            raise
+        return self.get(run_id)
+
+    def _insert(
+        self,
+        run_id: str,
+        now: str,
+        tenant_id: str,
+        video_id: str,
+        params: dict[str, Any],
+        limits: PlanLimits | None,
+        max_queued: int | None,
+    ) -> None:
         with self.catalog.write(lock=tenant_id) as conn:
             video_state = conn.execute(
                 text(
@@ -87,7 +106,6 @@ class RunStore:
             add(conn, tenant_id, month_of(now), "executions", 1.0)
             _insert_queued(conn, run_id, video_id, tenant_id, params, now)
             _set_video_state(conn, video_id, "queued", now)
-        return self.get(run_id)
 
     def get(self, run_id: str) -> Run:
         """The run with this id; ``NotFound`` otherwise."""
@@ -310,6 +328,8 @@ class RunStore:
                 _count_run(conn, run_id, now, *counted)
             if updated and bill_processed:
                 _count_failed_run(conn, run_id, now)
+            if updated:
+                emit_run_ended(conn, run_id)  # the outbox: in the same transaction
         return bool(updated)
 
 

@@ -201,6 +201,85 @@ exports = sa.Table(
     _text("error_message"),
     _text("created_at", nullable=False),
     _text("finished_at"),
+    _text("heartbeat_at"),  # the flow's last sign of life while running
+    _text("expired_at"),  # its bundle was deleted with its run's artifacts (retention)
     sa.CheckConstraint("state IN ('queued', 'running', 'succeeded', 'failed')"),
     sa.Index("exports_video", "video_id", "export_id"),
+)
+
+# Webhooks (storage.webhooks): a tenant's endpoints, the deliveries written to an outbox in the
+# transaction of the event they tell of, and every attempt to send one.
+webhook_endpoints = sa.Table(
+    "webhook_endpoints",
+    metadata,
+    _text("webhook_id", primary_key=True),
+    _text("tenant_id", sa.ForeignKey("tenants.tenant_id"), nullable=False),
+    _text("url", nullable=False),
+    _text("events_json", nullable=False),
+    _text("secret", nullable=False),
+    _text("description"),
+    _text("created_at", nullable=False),
+    _text("disabled_at"),
+    sa.Index("webhook_endpoints_tenant", "tenant_id", "webhook_id"),
+)
+
+webhook_deliveries = sa.Table(
+    "webhook_deliveries",
+    metadata,
+    _text("delivery_id", primary_key=True),
+    _text("webhook_id", sa.ForeignKey("webhook_endpoints.webhook_id"), nullable=False),
+    _text("tenant_id", sa.ForeignKey("tenants.tenant_id"), nullable=False),
+    _text("event_type", nullable=False),
+    _text("payload_json", nullable=False),
+    _text("state", nullable=False),
+    sa.Column("attempts", sa.Integer(), nullable=False, server_default=sa.text("0")),
+    _text("next_attempt_at"),
+    _text("first_attempt_at"),
+    _text("flow_run_id"),
+    _text("created_at", nullable=False),
+    _text("finished_at"),
+    _text("dedupe_key", unique=True),
+    sa.CheckConstraint("state IN ('pending', 'delivered', 'failed')"),
+    sa.Index("webhook_deliveries_endpoint", "webhook_id", "delivery_id"),
+    sa.Index("webhook_deliveries_due", "state", "next_attempt_at"),
+)
+
+webhook_attempts = sa.Table(
+    "webhook_attempts",
+    metadata,
+    _text("delivery_id", sa.ForeignKey("webhook_deliveries.delivery_id"), primary_key=True),
+    sa.Column("attempt", sa.Integer(), primary_key=True, autoincrement=False),
+    _text("started_at", nullable=False),
+    sa.Column("latency_ms", REAL, nullable=False),
+    sa.Column("response_status", sa.Integer()),
+    _text("error"),
+    _text("outcome", nullable=False),
+    sa.CheckConstraint("outcome IN ('delivered', 'retrying', 'failed')"),
+)
+
+# What each succeeded run measured, for the cost model of estimates and caps (tasks/cost/model.py).
+run_costs = sa.Table(
+    "run_costs",
+    metadata,
+    _text("run_id", sa.ForeignKey("runs.run_id"), primary_key=True),
+    _text("tenant_id", sa.ForeignKey("tenants.tenant_id"), nullable=False),
+    _text("video_id", sa.ForeignKey("videos.video_id"), nullable=False),
+    _text("recorded_at", nullable=False),
+    _text("detector_mode", nullable=False),
+    sa.Column("sample_fps", REAL, nullable=False),
+    sa.Column("source_fps", REAL, nullable=False),
+    sa.Column("width", sa.Integer(), nullable=False),
+    sa.Column("height", sa.Integer(), nullable=False),
+    sa.Column("duration_s", REAL, nullable=False),
+    sa.Column("processed_s", REAL, nullable=False),
+    sa.Column("frames_decoded", sa.Integer(), nullable=False),
+    sa.Column("frames_analysed", sa.Integer(), nullable=False),
+    sa.Column("chunks", sa.Integer(), nullable=False),
+    _text("stages_json", nullable=False),
+    sa.Column("compute_s", REAL, nullable=False),
+    sa.Column("wall_s", REAL, nullable=False),
+    sa.Column("start_s", REAL, nullable=False),
+    sa.Column("source_bytes", BYTES, nullable=False, server_default=sa.text("0")),
+    sa.Index("run_costs_recorded", "recorded_at"),
+    sa.Index("run_costs_video", "tenant_id", "video_id", "recorded_at"),
 )

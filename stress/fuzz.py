@@ -50,7 +50,8 @@ CHECKS = [
 PHASES = ["examples", "coverage", "fuzzing", "stateful"]
 FULL_MAX_EXAMPLES = 100
 SHORT_MAX_EXAMPLES = 5  # the run inside the test suite (tests/stress/test_fuzz.py)
-SEEDED_PATHS = r"\{video_id\}"  # the operations on one video, run again on the seeded one
+# The operations on one video (and on one webhook endpoint), run again on the seeded ones.
+SEEDED_PATHS = r"\{video_id\}|\{webhook_id\}"
 # The harness runs no Prefect server and no worker, so /readyz truthfully answers its documented
 # 503 (with its Readiness body, which is still checked); that one 5xx is the contract, not a fault.
 NOT_READY = "GET /readyz"
@@ -188,6 +189,8 @@ def run_fuzz(target: FuzzTarget, max_examples: int, seed: int | None = None) -> 
         if target.seeded.state != "succeeded":
             report.errors.append(f"the seeded run ended {target.seeded.state}")
         fixed = {"video_id": target.seeded.video_id, "run_id": target.seeded.run_id}
+        if target.seeded.webhook_id:
+            fixed.update(webhook_id=target.seeded.webhook_id, delivery_id=target.seeded.delivery_id)
         fixed.update(_a_span(target))
         schema = load_schema(target, max(1, max_examples // 2), seed, fixed)
         _execute(schema.include(path_regex=SEEDED_PATHS), report)

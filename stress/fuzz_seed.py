@@ -11,7 +11,7 @@ does: a few seconds of the flow, plus the temporary server's start.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from unittest import mock
 
 from flows.demo_clip import CLIP_NAME, ensure_demo_clip
@@ -21,6 +21,7 @@ from storage.catalog import Catalog
 from storage.runs import RunStore
 from storage.uploads import publish_staged, stage_copy, upload_key
 from storage.videos import NewVideo, VideoStore
+from storage.webhooks import EVENT_TYPES, WebhookStore
 from tasks.options import RunOptions
 from ves.settings import Settings
 
@@ -34,6 +35,25 @@ class SeededRun:
     video_id: str
     run_id: str
     state: str
+    webhook_id: str = ""  # a webhook endpoint of the tenant, registered before the run
+    delivery_id: str = ""  # its delivery of the run's run.succeeded
+
+
+def seed_webhook(catalog: Catalog, tenant_id: str) -> str:
+    """A webhook endpoint of the tenant for every event (a public address: nothing is sent,
+    the fuzz service's orchestrator takes deliveries and sends none); its id."""
+    store = WebhookStore(catalog)
+    return store.create_endpoint(
+        tenant_id, "https://hooks.example.com/ves", list(EVENT_TYPES), "fuzz", 10
+    ).webhook_id
+
+
+def with_delivery(
+    catalog: Catalog, tenant_id: str, seeded: SeededRun, webhook_id: str
+) -> SeededRun:
+    """``seeded`` with the endpoint and the delivery its run's end wrote."""
+    [delivery] = WebhookStore(catalog).deliveries(tenant_id, webhook_id, 1)
+    return replace(seeded, webhook_id=webhook_id, delivery_id=delivery.delivery_id)
 
 
 def _register_clip(settings: Settings, catalog: Catalog, tenant_id: str) -> str:

@@ -26,7 +26,7 @@ from api.app import create_app
 from storage.catalog import Catalog
 from storage.records import Run
 from storage.tenants import TenantStore
-from stress.fuzz_seed import SeededRun, seed_succeeded_run
+from stress.fuzz_seed import SeededRun, seed_succeeded_run, seed_webhook, with_delivery
 from tests.fixtures.submitters import QuietSubmitter
 from ves.plans import PlanLimits
 from ves.settings import Settings
@@ -119,7 +119,9 @@ def fuzz_target(with_run: bool = True) -> Iterator[FuzzTarget]:
             key = tenants.create_key(tenant.tenant_id)[1]
             seeded = None
             if with_run:
+                webhook_id = seed_webhook(catalog, tenant.tenant_id)
                 seeded = seed_succeeded_run(settings, catalog, tenant.tenant_id, FUZZ_PLAN)
+                seeded = with_delivery(catalog, tenant.tenant_id, seeded, webhook_id)
             with _serve(settings, catalog) as url:
                 yield FuzzTarget(url, key, tenant.tenant_id, seeded)
         finally:

@@ -72,6 +72,7 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
 NO_ID_WRITES = {
     ("POST", "/api/videos/add"): "registers B's own video from a URL; takes no id",
     ("POST", "/api/public/onboarding/demo-video"): "no key: makes a new tenant; takes no id",
+    ("POST", "/api/product/webhooks"): "registers B's own webhook endpoint; takes no id",
 }
 MCP_PATH = "/mcp"  # its tools are checked one by one (stress.isolation_mcp)
 

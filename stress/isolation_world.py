@@ -25,6 +25,7 @@ from storage.records import Run
 from storage.runs import RunStore
 from storage.tenants import TenantStore
 from storage.videos import NewVideo, VideoStore
+from storage.webhooks import EVENT_TYPES, WebhookStore
 from tests.fixtures.submitters import QuietSubmitter
 from ves.errors import Unavailable
 from ves.ids import new_id
@@ -47,6 +48,9 @@ class TenantWorld:
     evidence_id: str = ""
     thumb: str = ""  # a thumbnail's file name, as the evidence view links it
     export_id: str = ""  # a queued export of the video's run
+    webhook_id: str = ""  # a webhook endpoint, registered before the run
+    delivery_id: str = ""  # its delivery of the run's run.succeeded
+    webhook_secret: str = ""
 
     @property
     def headers(self) -> dict[str, str]:
@@ -64,6 +68,9 @@ class TenantWorld:
             "evidence_id": self.evidence_id,
             "thumb": self.thumb,
             "export_id": self.export_id,
+            "webhook_id": self.webhook_id,
+            "delivery_id": self.delivery_id,
+            "webhook_secret": self.webhook_secret,
         }
 
 
@@ -87,6 +94,10 @@ def make_tenant(catalog: Catalog, clip: Path, name: str) -> TenantWorld:
     videos.complete_upload(
         tenant.tenant_id, video.video_id, path=str(clip), sha256=digest, size=clip.stat().st_size
     )
+    hooks = WebhookStore(catalog)
+    hook = hooks.create_endpoint(
+        tenant.tenant_id, "https://hooks.example.com/ves", list(EVENT_TYPES), None, 10
+    )
     runs = RunStore(catalog)
     run = runs.create(tenant.tenant_id, video.video_id, {"detector": DETECTOR})
     process_video(ProcessVideoParams(run_id=run.run_id))
@@ -103,6 +114,9 @@ def make_tenant(catalog: Catalog, clip: Path, name: str) -> TenantWorld:
         run.run_id,
         waiting.video_id,
         export_id=export.export_id,
+        webhook_id=hook.webhook_id,
+        delivery_id=hooks.deliveries(tenant.tenant_id, hook.webhook_id, 1)[0].delivery_id,
+        webhook_secret=hook.secret,
     )
 
 
@@ -177,6 +191,8 @@ FILLERS: dict[str, Callable[[TenantWorld, TenantWorld], list[Choice]]] = {
     "name": lambda a, b: _choices(b.thumb, A=a.thumb),  # a thumbnail's file name
     "evidence_id": lambda a, b: _choices(b.evidence_id, A=a.evidence_id),
     "export_id": lambda a, b: _choices(b.export_id, A=a.export_id),
+    "webhook_id": lambda a, b: _choices(b.webhook_id, A=a.webhook_id),
+    "delivery_id": lambda a, b: _choices(b.delivery_id, A=a.delivery_id),
     "cursor": lambda a, b: _cursors(a),
 }
 # Parameters that name no record of their own: the control need not be "not found".

@@ -127,6 +127,9 @@ def expected_usage(
             want[(tenant, month, "processed_s")] += float(run["processed_s"] or 0.0)
         if run["state"] == "succeeded" and not run["expired_at"]:
             want[(tenant, ALL, "storage_bytes")] += float(run["artifacts_bytes"] or 0)
+    kept = "SELECT tenant_id, bundle_bytes FROM exports WHERE state = 'succeeded'"
+    for export in _rows(catalog, kept + " AND expired_at IS NULL"):
+        want[(export["tenant_id"], ALL, "storage_bytes")] += float(export["bundle_bytes"] or 0)
     for video in _rows(catalog, "SELECT tenant_id FROM videos"):
         want[(video["tenant_id"], ALL, "videos")] += 1
     for ask in _rows(catalog, "SELECT tenant_id, created_at FROM asks"):

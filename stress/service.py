@@ -159,11 +159,19 @@ def wait_video(
     client: httpx.Client, video_id: str, states: set[str], timeout_s: float = 240
 ) -> dict[str, Any]:
     """The video once its state is one of ``states`` (raises after ``timeout_s``)."""
+    return wait_state(client, f"/api/product/videos/{video_id}", states, timeout_s)
+
+
+def wait_state(
+    client: httpx.Client, url: str, states: set[str], timeout_s: float = 240
+) -> dict[str, Any]:
+    """The resource at ``url`` (a video, an export, ...) once its ``state`` is one of
+    ``states``; raises after ``timeout_s`` naming the last state seen."""
     deadline = time.monotonic() + timeout_s
-    video: dict[str, Any] = {}
+    body: dict[str, Any] = {}
     while time.monotonic() < deadline:
-        video = client.get(f"/api/product/videos/{video_id}").json()
-        if video["state"] in states:
-            return video
+        body = client.get(url).json()
+        if body.get("state") in states:
+            return body
         time.sleep(0.25)
-    raise AssertionError(f"{video_id} never reached {states}: {video}")
+    raise AssertionError(f"{url} never reached {states}: {body}")

@@ -41,16 +41,8 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from stress.load import (
-    Service,
-    Tally,
-    World,
-    conclude,
-    lobby_clip,
-    make_world,
-    readers,
-    throwaway_service,
-)
+from stress.load import Tally, readers
+from stress.load_world import Service, World, conclude, lobby_clip, make_world, throwaway_service
 
 KINDS = ("headers", "json body", "upload body")
 UPLOAD_BYTES = 2**20  # the declared size of the slow uploads

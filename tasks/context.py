@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +48,32 @@ class SourceRef:
     sha256: str | None = None  # known for uploads: verified when the bytes arrived
 
 
+BUDGET_MARGIN = 1.25  # a compute budget's allowance on the model's estimate of what follows
+
+
+@dataclass(frozen=True)
+class ComputeBudget:
+    """A run's ``max_compute_s``, asked once per sampled frame (README "Estimates and caps").
+
+    Sampling may keep one more frame while the compute spent since the run's first stage plus
+    what the stages after sampling are expected to take for the frames kept stays within the
+    cap; the expectation comes from the cost model, times ``margin`` (it is an estimate, the cap
+    is not).
+    """
+
+    cap_s: float
+    started_at: float  # time.perf_counter() when the run's first stage began
+    fixed_s: float  # the stages after sampling, whatever was sampled
+    per_frame_s: float  # and per frame sampled
+    margin: float = BUDGET_MARGIN
+
+    def allows(self, frames: int) -> bool:
+        """Whether a run that has sampled ``frames`` frames may sample one more."""
+        spent = time.perf_counter() - self.started_at
+        ahead = (self.fixed_s + self.per_frame_s * (frames + 1)) * self.margin
+        return spent + ahead <= self.cap_s
+
+
 @dataclass(frozen=True)
 class RunContext:
     """One run's identity and environment, handed to every task (small, never frames)."""
@@ -57,6 +85,7 @@ class RunContext:
     source: SourceRef
     options: RunOptions
     plan: PlanLimits = field(default_factory=PlanLimits)  # the tenant's plan
+    budget: ComputeBudget | None = None  # set by the flow for a run with max_compute_s
 
     @property
     def layout(self) -> RunLayout:
@@ -78,7 +107,13 @@ class RunContext:
     @property
     def max_duration_s(self) -> float:
         chosen = self.options.max_duration_s or self.settings.max_duration_s
-        return min(chosen, self.settings.max_duration_s, self.plan.max_video_s)
+        bound = min(chosen, self.settings.max_duration_s, self.plan.max_video_s)
+        return min(bound, self.cost_bound_s or math.inf)
+
+    @property
+    def cost_bound_s(self) -> float | None:
+        """The seconds of video ``max_cost`` buys (None: no such cap)."""
+        return self.options.cost_bound_s(self.settings.price_per_video_minute)
 
     @property
     def detector_mode(self) -> DetectorMode:
@@ -113,13 +148,21 @@ def load_context(settings: Settings, run_id: str) -> RunContext:
 @contextmanager
 def heartbeat(ctx: RunContext, every_s: float = 10.0) -> Iterator[None]:
     """Beat for the run in a thread while the block runs, so the reaper knows it is alive."""
+    with beating(lambda: ctx.runs.beat(ctx.run_id), every_s, f"heartbeat-{ctx.run_id}"):
+        yield
+
+
+@contextmanager
+def beating(beat: Callable[[], None], every_s: float, name: str) -> Iterator[None]:
+    """Call ``beat`` every ``every_s`` in a thread while the block runs (a run's or an export's
+    sign of life for the reaper)."""
     stop = threading.Event()
 
-    def beat() -> None:
+    def loop() -> None:
         while not stop.wait(every_s):
-            ctx.runs.beat(ctx.run_id)
+            beat()
 
-    thread = threading.Thread(target=beat, name=f"heartbeat-{ctx.run_id}", daemon=True)
+    thread = threading.Thread(target=loop, name=name, daemon=True)
     thread.start()
     try:
         yield

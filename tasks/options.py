@@ -13,6 +13,10 @@ from ves.errors import PlanLimitExceeded, ValidationFailed
 from ves.plans import PlanLimits
 from ves.settings import Settings
 
+MAX_COST = 1_000_000.0  # a cap above these is a typo, not a budget (422)
+MAX_COMPUTE_S = 86_400.0
+MIN_CAPPED_S = 1.0  # the least video a capped run processes (a smaller cap is refused, 422)
+
 
 def service_detector_mode(settings: Settings) -> DetectorMode:
     """The service's default detector mode (``VES_DETECTOR``), checked at start-up.
@@ -88,6 +92,32 @@ class RunOptions(BaseModel):
     zones: list[ZoneOption] | None = Field(
         None, max_length=32, description="Named zones; default: left, center and right thirds."
     )
+    # Estimates and caps (README "Estimates and caps").
+    dry_run: bool = Field(
+        False,
+        description="Answer 200 with the run's estimate (compute, wall time, price, the plan's "
+        "remainder) and run nothing.",
+    )
+    max_cost: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_COST,
+        allow_inf_nan=False,
+        description="Hard cap on the price (unit of `VES_PRICE_PER_VIDEO_MINUTE`): at most "
+        "`max_cost / price` minutes are processed and billed; the rest is skipped (`cost.json`: "
+        "`truncated`, reason `max_cost`).",
+        examples=[0.5],
+    )
+    max_compute_s: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_COMPUTE_S,
+        allow_inf_nan=False,
+        description="Hard cap on the compute seconds of the run's stages: sampling stops where "
+        "the compute spent plus the estimate of what follows would pass it; what was processed "
+        "is published (`cost.json`: `truncated`, reason `max_compute_s`).",
+        examples=[30],
+    )
     # Live HLS (issue 17).
     window_s: float | None = Field(
         None,
@@ -159,12 +189,36 @@ class RunOptions(BaseModel):
         if self.yolo_model and not uses_yolo:
             message = f"yolo_model is only used by the yolo detector modes, not {mode}"
             raise ValidationFailed(message, errors=[{"loc": ["body", "detector"], "msg": message}])
+        self._check_cost_cap(settings.price_per_video_minute)
         return self.model_copy(
             update={
                 "detector": str(mode),
                 "max_duration_s": min(self.max_duration_s or bound, bound),
             }
         )
+
+    def cost_bound_s(self, price_per_video_minute: float) -> float | None:
+        """Seconds of video ``max_cost`` buys at this price (None: no cap, or free processing)."""
+        if self.max_cost is None or price_per_video_minute <= 0:
+            return None
+        return self.max_cost / price_per_video_minute * 60.0
+
+    def _check_cost_cap(self, price_per_video_minute: float) -> None:
+        """Refuse a ``max_cost`` that does not buy even ``MIN_CAPPED_S`` of video."""
+        bound = self.cost_bound_s(price_per_video_minute)
+        if bound is None or bound >= MIN_CAPPED_S:
+            return
+        least = MIN_CAPPED_S / 60.0 * price_per_video_minute
+        message = (
+            f"max_cost {self.max_cost:g} buys {bound:.3g} s of video at "
+            f"{price_per_video_minute:g} a minute; a run processes at least {MIN_CAPPED_S:g} s "
+            f"(max_cost >= {least:.4g})"
+        )
+        raise ValidationFailed(message, errors=[{"loc": ["body", "max_cost"], "msg": message}])
+
+    def stored(self) -> dict[str, object]:
+        """What the run keeps of these options (a dry run is never stored)."""
+        return self.model_dump(mode="json", exclude_none=True, exclude={"dry_run"})
 
     def zone_specs(self) -> tuple[ZoneSpec, ...]:
         """The zones of the run (the defaults when none were given)."""

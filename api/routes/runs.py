@@ -6,11 +6,14 @@ from typing import Annotated
 
 from anyio import to_thread
 from fastapi import APIRouter, Body, Request, status
+from fastapi.responses import JSONResponse
 
 from api.audit import AuditedRoute, note_ids
-from api.deps import CatalogDep, RunsDep, SettingsDep, SubmitterDep, TenantDep
+from api.deps import CatalogDep, RunsDep, SettingsDep, StoreDep, SubmitterDep, TenantDep
+from api.operations.estimates import estimate_run
 from api.operations.runs import queue_run
 from api.problems import problem_responses
+from api.schemas.estimates import DryRunEstimate
 from api.schemas.runs import ExecuteAccepted, StopAccepted
 from storage.live_runs import LiveRunStore
 from tasks.options import RunOptions
@@ -57,6 +60,14 @@ EXECUTE_EXAMPLES = {
         "summary": "Name objects with a YOLO model from the models folder",
         "value": {"detector": "yolo+ocr", "yolo_model": "yolov8n.onnx"},
     },
+    "dry_run": {
+        "summary": "Estimate the run (compute, wall time, price, plan left); run nothing",
+        "value": {"dry_run": True, "max_compute_s": 30},
+    },
+    "capped": {
+        "summary": "Hard caps: stop at 0.25 of price or 20 compute seconds, publish what was done",
+        "value": {"max_cost": 0.25, "max_compute_s": 20},
+    },
 }
 
 
@@ -82,14 +93,23 @@ EXECUTE_EXAMPLES = {
         "`plan_limit_exceeded` (with `limit`, `value` and `used`) when what the plan buys is "
         "used up (executions or processed seconds this month, storage), or when "
         "`max_duration_s` exceeds the plan's `max_video_s`; longer videos are processed up to "
-        "that bound. A live HLS stream (a playlist without `#EXT-X-ENDLIST`) is processed "
+        'that bound. `"dry_run": true` answers 200 with the run\'s estimate instead and runs '
+        "nothing: seconds of video, frames, compute per stage, wall time (from a cost model "
+        "fitted on this installation's runs, `model.source` `fitted` or `fallback`), price and "
+        "what the plan has left, and the 402 execute would answer (`would_be_refused`). "
+        "`max_cost` and `max_compute_s` are hard caps: the run stops there, publishes what it "
+        "processed and is billed that only (`cost.json`: `truncated`, `truncation.reason`); a "
+        "`max_compute_s` below the estimate of the run's first second is refused (422, with "
+        "`minimum`). A live HLS stream (a playlist without `#EXT-X-ENDLIST`) is processed "
         "in a window of `window_s` from its live edge (the plan's `live_window_s` by default, at "
         "most its `live_window_max_s`: 402 beyond it), then published; with `follow: true` "
         "window after window, each published as it closes (the run of each window succeeds and "
         "the next window's run starts at once), until `POST .../runs/{run_id}/stop`, the "
         "plan's processed seconds run out, `max_duration_s` is reached, or the stream ends."
     ),
+    response_model=ExecuteAccepted,
     responses={
+        200: {"model": DryRunEstimate, "description": "A dry run's estimate (nothing queued)."},
         202: {"description": "The queued run.", "links": EXECUTE_LINKS},
         **problem_responses(400, 401, 402, 404, 409, 413, 415, 422, 429, 503),
     },
@@ -101,8 +121,14 @@ async def execute_video(
     runs: RunsDep,
     submitter: SubmitterDep,
     settings: SettingsDep,
+    store: StoreDep,
     options: Annotated[RunOptions | None, Body(openapi_examples=EXECUTE_EXAMPLES)] = None,
-) -> ExecuteAccepted:
+) -> ExecuteAccepted | JSONResponse:
+    if options is not None and options.dry_run:
+        estimate = await to_thread.run_sync(
+            estimate_run, runs.catalog, store, settings, tenant, video_id, options
+        )
+        return JSONResponse(estimate.model_dump(mode="json"), status_code=status.HTTP_200_OK)
     run = await queue_run(tenant, video_id, options, runs, submitter, settings)
     note_ids(request, run_id=run.run_id)
     return ExecuteAccepted(video_id=video_id, run_id=run.run_id, state=run.state)

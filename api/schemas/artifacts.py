@@ -3,7 +3,7 @@ schemas in ``storage.schemas`` by a test, so the API and the files cannot drift 
 
 from __future__ import annotations
 
-from typing import Any, NotRequired
+from typing import Any, Literal, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from typing_extensions import TypedDict
@@ -180,6 +180,14 @@ class CostAmount(BaseModel):
     currency: str
 
 
+class CostTruncation(BaseModel):
+    """Why a run processed less than its video (README "Estimates and caps")."""
+
+    reason: Literal["max_cost", "max_compute_s", "max_duration_s"]
+    at_s: float = Field(description="Seconds processed: the artifacts cover [0, at_s).")
+    cap: float | None = Field(description="The cap or bound that stopped it.")
+
+
 class CostReport(BaseModel):
     """A run's ``cost.json``, served as the run wrote it (fields a later release adds are kept,
     hence ``extra="allow"``); ``detectors`` maps each detector plugin to what it looked at
@@ -195,6 +203,8 @@ class CostReport(BaseModel):
     duration_s: float
     processed_s: float
     truncated: bool
+    truncation: CostTruncation | None = None
+    caps: dict[str, float | None] | None = None
     stages: dict[str, float]
     frames: CostFrames
     retention: CostRetention

@@ -34,7 +34,9 @@ class UsagePublic(BaseModel):
     processed_s: float = Field(description="Seconds of video processed by succeeded runs.")
     asks: int = Field(description="Questions asked today (UTC).")
     asks_this_month: int
-    storage_bytes: int = Field(description="Bytes of published artifacts kept now.")
+    storage_bytes: int = Field(
+        description="Bytes kept now: published artifacts and evidence bundles (until they expire)."
+    )
     active_runs: int = Field(description="Runs queued or running now.")
 
 

@@ -17,6 +17,7 @@ _EXPORT_EXAMPLE: dict[str, JsonValue] = {
     "selection": {"evidence_ids": ["ev_01m7zbsdnj1ww6bq0c0c9d3bx2"]},
     "created_at": "2026-11-25T10:00:00.000Z",
     "finished_at": "2026-11-25T10:00:04.210Z",
+    "expired_at": None,
     "error": None,
     "bundle": {
         "bytes": 412877,
@@ -82,6 +83,11 @@ class ExportPublic(BaseModel):
     selection: dict[str, Any]
     created_at: str
     finished_at: str | None
+    expired_at: str | None = Field(
+        None,
+        description="When the bundle was deleted with its run's artifacts (plan retention); "
+        "`bundle` is then null.",
+    )
     error: RunError | None
     bundle: BundlePublic | None
 
@@ -89,7 +95,8 @@ class ExportPublic(BaseModel):
     def of(cls, export: Export) -> ExportPublic:
         url = f"/api/product/videos/{export.video_id}/exports/{export.export_id}/bundle"
         bundle = None
-        if export.state == "succeeded" and export.bundle_sha256 and export.signing_key_id:
+        kept = export.state == "succeeded" and export.expired_at is None
+        if kept and export.bundle_sha256 and export.signing_key_id:
             bundle = BundlePublic(
                 bytes=export.bundle_bytes or 0,
                 sha256=export.bundle_sha256,
@@ -107,6 +114,7 @@ class ExportPublic(BaseModel):
             selection=export.params,
             created_at=export.created_at,
             finished_at=export.finished_at,
+            expired_at=export.expired_at,
             error=error,
             bundle=bundle,
         )

@@ -1,11 +1,14 @@
-// Exports of the open video: a button that asks for a signed evidence bundle, its state while
-// the export-evidence flow makes it, then the bundle's sha256 and a download (with the key).
+// Exports of the open video: a button that asks for a signed evidence bundle (faces and/or text
+// redacted when ticked), its state while the export-evidence flow makes it, then the bundle's
+// sha256 and a download (with the key).
 import { $, api, authHeaders, el, postJson } from "./api.js";
 
 let watching = null; // the export being followed; a newer one (or another video) stops it
 
 function showState(exportDoc) {
   const parts = [`Export ${exportDoc.export_id}: ${exportDoc.state}`];
+  const redacted = exportDoc.selection?.redact ?? [];
+  if (redacted.length) parts.push(`${redacted.join(" and ")} redacted`);
   if (exportDoc.error) parts.push(`${exportDoc.error.code}: ${exportDoc.error.message}`);
   if (exportDoc.bundle) {
     parts.push(`${exportDoc.bundle.bytes} bytes, sha256 ${exportDoc.bundle.sha256}`);
@@ -49,7 +52,9 @@ $("export-button").addEventListener("click", async () => {
   $("export-download").replaceChildren();
   try {
     const path = `/api/product/videos/${encodeURIComponent(videoId)}/exports`;
-    const queued = await postJson(path, {});
+    const ticked = document.querySelectorAll("#export-redact input[name=redact]:checked");
+    const redact = Array.from(ticked, (box) => box.value);
+    const queued = await postJson(path, redact.length ? { redact } : {});
     watching = queued.export_id;
     showState(queued);
     await follow(videoId, queued);

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.decode.stage import SourceInfo, open_video
-from tasks.sample.stage import Span
+from tasks.sample.sampler import Span
 
 # Containers whose index lets PyAV land exactly on a keyframe.
 _SEEKABLE = ("mov", "mp4", "matroska", "webm", "avi")

@@ -31,12 +31,18 @@ class CostInputs:
     retention_days: int
     price_per_video_minute: float
     truncated: bool = False
+    truncation: dict[str, Any] | None = None  # why: {reason, at_s, cap} (flows/costing.py)
+    max_cost: float | None = None  # the run's caps (README "Estimates and caps")
+    max_compute_s: float | None = None
     detectors: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def build_cost(inputs: CostInputs) -> dict[str, Any]:
     """The ``cost.json`` document (the pure core of the stage)."""
     minutes = round(inputs.processed_s / 60.0, 4)
+    amount = round(minutes * inputs.price_per_video_minute, 4)
+    if inputs.max_cost is not None:  # rounding never bills past the cap
+        amount = min(amount, inputs.max_cost)
     expires = utc_now() + timedelta(days=inputs.retention_days)
     return {
         "video_id": inputs.video_id,
@@ -47,6 +53,8 @@ def build_cost(inputs: CostInputs) -> dict[str, Any]:
         "duration_s": round(inputs.duration_s, 3),
         "processed_s": round(inputs.processed_s, 3),
         "truncated": inputs.truncated,
+        "truncation": inputs.truncation,
+        "caps": {"max_cost": inputs.max_cost, "max_compute_s": inputs.max_compute_s},
         "stages": {name: round(seconds, 4) for name, seconds in inputs.stages.items()},
         "frames": {
             "decoded": inputs.frames_decoded,
@@ -57,7 +65,7 @@ def build_cost(inputs: CostInputs) -> dict[str, Any]:
         "cost": {
             "units": minutes,
             "unit": "video_minute",
-            "amount": round(minutes * inputs.price_per_video_minute, 4),
+            "amount": amount,
             "currency": "USD",
         },
     }

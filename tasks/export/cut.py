@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -60,9 +61,11 @@ def cut_clip(
     out: Path,
     transform: Transform | None = None,
     max_side: int = 1280,
+    plain_out: Path | None = None,
 ) -> Clip:
     """Encode the source's frames in ``window`` (seconds) to ``out`` (MP4, written beside it and
-    renamed when whole).
+    renamed when whole); with ``plain_out``, the same frames without ``transform`` go there too,
+    from the same decode (the unredacted original a redacted clip is checked against).
 
     Raises:
         SourceInvalid: the source does not open or decode.
@@ -70,17 +73,18 @@ def cut_clip(
     """
     start_s, end_s = window
     turns = display_rotation(source) // 90 % 4
-    partial = out.with_name(f".{out.name}.partial")
+    outs = [(out, transform)] + ([(plain_out, None)] if plain_out is not None else [])
+    partials = [target.with_name(f".{target.name}.partial") for target, _ in outs]
     times: list[float] = []
     try:
-        with open_video(source) as container, av.open(str(partial), "w", format="mp4") as sink:
+        with open_video(source) as container, ExitStack() as sinks:
             stream = container.streams.video[0]
             stream.thread_type = "AUTO"
-            width, height = stream.codec_context.width, stream.codec_context.height
-            if turns % 2:
-                width, height = height, width
-            size = _even_size(width, height, max_side)
-            encoder = _encoder(sink, size, stream.average_rate)
+            size = _upright_size(stream, turns, max_side)
+            writers = [
+                _Writer(sinks.enter_context(av.open(str(p), "w", format="mp4")), size, stream, f)
+                for p, (_, f) in zip(partials, outs, strict=True)
+            ]
             container.seek(math.floor(start_s * av.time_base), backward=True)
             for frame in container.decode(stream):
                 t = frame.time
@@ -89,17 +93,48 @@ def cut_clip(
                 if t > end_s + 1e-6:
                     break
                 picture = _upright(frame, size, turns)
-                if transform is not None:
-                    picture = transform(picture, t)
-                sink.mux(encoder.encode(_clip_frame(picture, t - start_s)))
+                for writer in writers:
+                    writer.write(picture, t, t - start_s)
                 times.append(t)
-            sink.mux(encoder.encode(None))
+            for writer in writers:
+                writer.close()
         if not times:
             raise ValueError(f"no frame of the source lies in {start_s:.3f}-{end_s:.3f} s")
-        partial.replace(out)
+        for partial, (target, _) in zip(partials, outs, strict=True):
+            partial.replace(target)
     finally:
-        partial.unlink(missing_ok=True)
+        for partial in partials:
+            partial.unlink(missing_ok=True)
     return Clip(out, start_s, end_s, tuple(times), *size)
+
+
+def _upright_size(stream: av.VideoStream, turns: int, max_side: int) -> tuple[int, int]:
+    width, height = stream.codec_context.width, stream.codec_context.height
+    if turns % 2:
+        width, height = height, width
+    return _even_size(width, height, max_side)
+
+
+class _Writer:
+    """One MP4 being written: its encoder and the transform its frames get."""
+
+    def __init__(
+        self,
+        sink: av.container.OutputContainer,
+        size: tuple[int, int],
+        stream: av.VideoStream,
+        transform: Transform | None,
+    ) -> None:
+        self.sink, self.transform = sink, transform
+        self.encoder = _encoder(sink, size, stream.average_rate)
+
+    def write(self, picture: Rgb, source_t: float, clip_t: float) -> None:
+        if self.transform is not None:
+            picture = self.transform(picture, source_t)
+        self.sink.mux(self.encoder.encode(_clip_frame(picture, clip_t)))
+
+    def close(self) -> None:
+        self.sink.mux(self.encoder.encode(None))
 
 
 def _encoder(

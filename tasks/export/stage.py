@@ -196,13 +196,15 @@ def _add_span(
 
 
 def _cut(source: Path, window: tuple[float, float], out: Path, redaction: Redaction | None) -> Clip:
-    """The clip of ``window``, redacted when asked; then the unredacted cut of the same window is
-    made only to record its sha256 (the original the redaction can be checked against)."""
+    """The clip of ``window``, redacted when asked; the unredacted cut of the same window is
+    written from the same decode only to record its sha256 (the original the redaction can be
+    checked against)."""
     if redaction is None:
         return cut_clip(source, window, out)
     name = clip_path(out.stem)
-    clip = cut_clip(source, window, out, transform=redaction.clip_transform(name))
-    original = cut_clip(source, window, out.with_name(f"{out.stem}.original.mp4"))
-    redaction.clip_original(name, hashlib.sha256(original.path.read_bytes()).hexdigest())
-    original.path.unlink()
+    original = out.with_name(f"{out.stem}.original.mp4")
+    transform = redaction.clip_transform(name)
+    clip = cut_clip(source, window, out, transform=transform, plain_out=original)
+    redaction.clip_original(name, hashlib.sha256(original.read_bytes()).hexdigest())
+    original.unlink()
     return clip

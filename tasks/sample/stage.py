@@ -13,15 +13,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import av
-import cv2
 import numpy as np
 import numpy.typing as npt
-from PIL import Image
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
@@ -31,31 +29,17 @@ from tasks.decode.stage import MAX_FRAME_RATE, SourceInfo, frame_budget, open_vi
 from tasks.sample.frames import (
     ANALYSIS,
     FRAMES_DIR,
-    GLANCES,
-    TEXT_DIR,
     FrameFile,
     frame_name,
     read_glances,
 )
-from tasks.sample.scene_score import scene_score
-from tasks.sample.text_looks import LookConfig, LookPlanner, glance_of
+from tasks.sample.sampler import SampleConfig, Sampler, Span
+from tasks.sample.text_looks import LookConfig
 from ves.errors import LimitExceeded, SourceInvalid, SourceTruncated
 
-_TINY_WIDTH = 64  # scene scores are computed on a frame about this wide
+WHOLE_VIDEO = Span()  # the default pass: every frame of the video
 _SKIP_NONREF_RATIO = 3
 _SEEK_SLACK_S = 0.5  # a seek that lands later than this after its keyframe missed it
-
-
-@dataclass(frozen=True)
-class SampleConfig:
-    sample_fps: float
-    max_duration_s: float
-    analysis_width: int
-    thumbnail_width: int
-    scene_cut_threshold: float
-    text_width: int = 0  # width of the frames kept for reading text; 0: keep none
-    skip_loop_filter: bool = False  # decode without the deblocking filter (see Settings)
-    looks: LookConfig = field(default_factory=LookConfig)
 
 
 @dataclass(frozen=True)
@@ -73,6 +57,7 @@ class SampledFrames:
     rows: tuple[dict[str, Any], ...]
     glance_shape: tuple[int, int] = (0, 0)
     last_t: float = 0.0  # time of the last frame decoded
+    budget_stop_s: float | None = None  # where the compute budget stopped sampling
 
     def thumbnail_path(self, sample_index: int) -> Path:
         """The JPEG of a sampled frame (thumbnail size)."""
@@ -96,115 +81,8 @@ class SampledFrames:
         return read_glances(Path(self.frames_dir), self.count, self.glance_shape)
 
 
-@dataclass(frozen=True)
-class Span:
-    """The stretch of a video one sampling pass decodes (the whole video by default).
-
-    Decoding starts at the keyframe at ``decode_from_s`` (reached by seeking) and stops before
-    ``end_s``; sampled times stay on the grid of the whole video (multiples of 1 / sample_fps
-    from 0), so two passes over the same stretch keep the same frames.
-    """
-
-    decode_from_s: float = 0.0
-    end_s: float = math.inf
-
-    @property
-    def whole(self) -> bool:
-        return self.decode_from_s <= 0.0 and math.isinf(self.end_s)
-
-
 class _SeekMissed(Exception):
     """Seeking landed after the span's start (a container without a usable index)."""
-
-
-def _even(value: float) -> int:
-    return max(2, round(value / 2) * 2)
-
-
-def scaled_size(width: int, height: int, target_width: int) -> tuple[int, int]:
-    """A size at most ``target_width`` wide with the source's aspect ratio (even numbers)."""
-    scale = min(1.0, target_width / width)
-    return _even(width * scale), _even(height * scale)
-
-
-class _Sampler:
-    """Per-video sampling state: the next time to keep, outputs, and the previous tiny frame."""
-
-    def __init__(self, cfg: SampleConfig, source: SourceInfo, frames: Path, span: Span):
-        self.cfg, self.frames_dir, self.span = cfg, frames, span
-        self.analysis_size = scaled_size(source.width, source.height, cfg.analysis_width)
-        self.thumb_size = scaled_size(source.width, source.height, cfg.thumbnail_width)
-        self.tiny_step = max(1, self.thumb_size[0] // _TINY_WIDTH)
-        self.text_size = scaled_size(source.width, source.height, cfg.text_width)
-        self.turns = source.rotation // 90 % 4  # quarter turns counterclockwise to be upright
-        step = 1.0 / cfg.sample_fps
-        self.next_t = math.ceil(span.decode_from_s / step - 1e-6) * step
-        self.previous: npt.NDArray[np.uint8] | None = None
-        self.rows: list[dict[str, Any]] = []
-        self.planner = LookPlanner(cfg.looks)
-        self.glance_shape = (0, 0)
-        (frames / TEXT_DIR).mkdir(exist_ok=True)
-        self.glance_file = (frames / GLANCES).open("wb")
-        self.analysis_file = (frames / ANALYSIS).open("wb")
-
-    def close(self) -> None:
-        self.glance_file.close()
-        self.analysis_file.close()
-
-    def upright(self, frame: av.VideoFrame, size: tuple[int, int]) -> npt.NDArray[np.uint8]:
-        """The frame as RGB of ``size`` (upright width, height), turned as it is displayed."""
-        width, height = size if self.turns % 2 == 0 else size[::-1]
-        # AREA averages the pixels it drops: clean thumbnails, and cheaper than the default.
-        small = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
-        rgb = np.asarray(small.to_ndarray(), dtype=np.uint8)
-        return np.ascontiguousarray(np.rot90(rgb, self.turns)) if self.turns else rgb
-
-    def wants(self, t: float) -> bool:
-        return t + 1e-6 >= self.next_t
-
-    def keep(self, frame: av.VideoFrame, t: float) -> None:
-        rgb = self.upright(frame, self.thumb_size)
-        index = len(self.rows)
-        Image.fromarray(rgb).save(self.frames_dir / frame_name(index), format="JPEG", quality=85)
-        analysis = cv2.resize(rgb, self.analysis_size, interpolation=cv2.INTER_AREA)
-        self.analysis_file.write(np.ascontiguousarray(analysis, dtype=np.uint8).tobytes())
-        tiny = rgb[:: self.tiny_step, :: self.tiny_step].mean(axis=2).astype(np.uint8)
-        score = scene_score(self.previous, tiny)
-        refresh = index == 0 or score >= self.cfg.scene_cut_threshold
-        reason = "start" if index == 0 else ("scene_change" if refresh else None)
-        look = self._glance(frame, np.asarray(rgb, dtype=np.uint8), t, refresh, index)
-        self.rows.append(
-            {
-                "sample_index": index,
-                "t_s": t,
-                "scene_score": score,
-                "refresh": refresh,
-                "refresh_reason": reason,
-                "text_look": look,
-            }
-        )
-        self.previous = tiny
-        step = 1.0 / self.cfg.sample_fps
-        self.next_t = max(self.next_t + step, t + step / 2)
-
-    def _glance(
-        self, frame: av.VideoFrame, rgb: npt.NDArray[np.uint8], t: float, refresh: bool, index: int
-    ) -> bool:
-        """Record the frame's glance; keep it at full size if text should be read on it.
-
-        Only a run that reads text needs glances (the looks and the OCR's text tracks), so a
-        run without OCR computes none.
-        """
-        if not self.cfg.text_width:
-            return False
-        glance = glance_of(rgb)
-        self.glance_shape = (int(glance.shape[0]), int(glance.shape[1]))
-        self.glance_file.write(glance.tobytes())
-        if not self.planner.wants(t, glance, refresh):
-            return False
-        path = self.frames_dir / TEXT_DIR / frame_name(index)
-        Image.fromarray(self.upright(frame, self.text_size)).save(path, format="JPEG", quality=92)
-        return True
 
 
 def _frame_time(frame: av.VideoFrame, start: float, decoded: int, fps: float) -> float:
@@ -216,7 +94,7 @@ def sample_video(
     cfg: SampleConfig,
     scratch: Path,
     on_progress: Callable[[float], None] = lambda _: None,
-    span: Span = Span(),
+    span: Span = WHOLE_VIDEO,
 ) -> SampledFrames:
     """Decode ``span`` of ``source`` once and keep the sampled frames (the pure core of the stage).
 
@@ -255,7 +133,7 @@ def _sample(
             stream.codec_context.options = {"skip_loop_filter": "all"}
         if seek and span.decode_from_s > 0:
             _seek(container, stream, span.decode_from_s)
-        sampler = _Sampler(cfg, source, frames_dir, span)
+        sampler = Sampler(cfg, source, frames_dir, span)
         try:
             decoded, last_t, truncated = _decode(container, stream, source, sampler, on_progress)
         finally:
@@ -283,7 +161,7 @@ def _decode(
     container: av.container.InputContainer,
     stream: av.VideoStream,
     source: SourceInfo,
-    sampler: _Sampler,
+    sampler: Sampler,
     on_progress: Callable[[float], None],
 ) -> tuple[int, float, bool]:
     """Decode the span, handing the sampled frames to ``sampler``: (decoded, last t, bounded).
@@ -304,6 +182,8 @@ def _decode(
             continue  # before the span (decoding from the start of the file)
         if t >= stop - 1e-6:  # the bound is exclusive: [0, max)
             return decoded, last_t, t >= cfg.max_duration_s - 1e-6
+        if sampler.wants(t) and sampler.out_of_budget(t):
+            return decoded, last_t, True
         decoded, last_t = decoded + 1, max(last_t, t)
         if decoded > budget:
             raise LimitExceeded(
@@ -334,9 +214,11 @@ def check_complete(source: SourceInfo, decoded: int, last_t: float, bounded: boo
 
 
 def _result(
-    source: SourceInfo, sampler: _Sampler, scratch: Path, decoded: int, last_t: float, bounded: bool
+    source: SourceInfo, sampler: Sampler, scratch: Path, decoded: int, last_t: float, bounded: bool
 ) -> SampledFrames:
     processed = last_t + 1.0 / source.fps
+    if bounded:  # a frame's length past the bound is not processed (nor billed)
+        processed = min(processed, sampler.cfg.max_duration_s)
     duration = source.duration_s if source.duration_s is not None else processed
     width, height = sampler.analysis_size
     return SampledFrames(
@@ -351,6 +233,7 @@ def _result(
         rows=tuple(sampler.rows),
         glance_shape=sampler.glance_shape,
         last_t=last_t,
+        budget_stop_s=sampler.budget_stop_s,
     )
 
 
@@ -375,6 +258,7 @@ def sample_config(ctx: RunContext) -> SampleConfig:
         text_width=settings.ocr_width if ctx.detector_mode.reads_text else 0,
         skip_loop_filter=settings.skip_loop_filter,
         looks=LookConfig(settings.ocr_looks_per_minute, settings.ocr_min_gap_s),
+        budget=ctx.budget,
     )
 
 

@@ -16,10 +16,12 @@ import pytest
 from api.app import create_app
 from flows.export_evidence import ExportParams, export_evidence
 from flows.process_video import ProcessVideoParams, process_video
+from flows.webhooks import DeliveryParams, deliver_webhook
 from storage.catalog import Catalog
 from storage.exports import Export
 from storage.records import Run
 from storage.tenants import TenantStore
+from storage.webhooks import Delivery
 from tests.fixtures.hls import write_hls
 from tests.fixtures.live_server import serve_app
 from tests.fixtures.media_server import MediaServer
@@ -49,6 +51,15 @@ class InlineSubmitter(QuietSubmitter):
         if self.down:
             raise Unavailable("the orchestrator cannot take the export now (test)")
         thread = threading.Thread(target=self._export, args=(export.export_id,), daemon=True)
+        thread.start()
+        self.threads.append(thread)
+        return str(uuid.uuid4())
+
+    async def submit_delivery(self, delivery: Delivery, *, swept: bool = False) -> str:
+        """Send the delivery's next attempt at once, in a thread (the reaper hands over only
+        those that are due)."""
+        params = DeliveryParams(delivery_id=delivery.delivery_id, attempt=delivery.attempts + 1)
+        thread = threading.Thread(target=deliver_webhook, args=(params,), daemon=True)
         thread.start()
         self.threads.append(thread)
         return str(uuid.uuid4())

@@ -183,11 +183,14 @@ def test_a_reviewer_adds_a_note_sees_it_without_a_reload_and_exports_it_signed(
 
 
 def _export_and_verify(page: Any, client: Any, note: dict[str, Any]) -> None:
-    """The export button: its state while the flow makes it, then a download that verifies
-    offline against the key the API publishes, holding the reviewer's note."""
+    """The export button, text redaction ticked: its state while the flow makes it, then a
+    download that verifies offline against the key the API publishes, holding the reviewer's
+    note, with the text pixelated as the manifest records."""
+    page.locator("#export-redact input[value=text]").check()
     page.locator("#export-button").click()
     page.locator("#export-state[data-state=succeeded]").wait_for(timeout=120_000)
-    assert "sha256" in page.locator("#export-state").text_content()
+    state = page.locator("#export-state").text_content()
+    assert "sha256" in state and "text redacted" in state
     with page.expect_download() as download:
         page.locator("#export-download a").click()
     bundle = Path(download.value.path())
@@ -196,4 +199,7 @@ def _export_and_verify(page: Any, client: Any, note: dict[str, Any]) -> None:
     assert verdict.ok, verdict.lines()
     with zipfile.ZipFile(bundle) as archive:
         noted = [json.loads(line) for line in archive.read("notes.jsonl").splitlines()]
+        manifest = json.loads(archive.read("manifest.json"))
     assert note in noted
+    assert manifest["redaction"]["applied"] == ["text"]
+    assert manifest["redaction"]["files"]  # every thumbnail and clip, with its regions

@@ -7,35 +7,38 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import time
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from storage.catalog import Catalog
+from storage.tenants import TenantStore
+from storage.usage import ALL, add
+from stress.service import wait_state
+from tasks.retention import sweep_retention
 from tests.api.conftest import InlineSubmitter
 from tests.api.test_mcp import call, ok, refused
 from tests.api.test_videos import _problem
 from tests.cli.test_verify import _verify
+from ves.clock import utc_now
+from ves.settings import Settings
 
 Executed = tuple[httpx.Client, str, dict[str, Any]]
 pytestmark = pytest.mark.slow
 
+FINAL = {"succeeded", "failed"}
+
+
+def _stored(client: httpx.Client) -> int:
+    return int(client.get("/api/product/billing/state").json()["usage"]["storage_bytes"])
+
 
 def _exports(video_id: str) -> str:
     return f"/api/product/videos/{video_id}/exports"
-
-
-def _finished(client: httpx.Client, url: str, timeout_s: float = 120) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        export: dict[str, Any] = client.get(url).json()
-        if export["state"] in {"succeeded", "failed"}:
-            return export
-        time.sleep(0.2)
-    raise AssertionError(f"{url} did not finish")
 
 
 def test_an_export_downloads_and_verifies_offline_with_the_published_key(
@@ -49,7 +52,7 @@ def test_an_export_downloads_and_verifies_offline_with_the_published_key(
     assert queued["state"] == "queued" and queued["run_id"] == video["latest_run"]["run_id"]
     url = f"{_exports(video_id)}/{queued['export_id']}"
 
-    export = _finished(client, url)
+    export = wait_state(client, url, FINAL)
     assert export["state"] == "succeeded", export["error"]
     download = client.get(export["bundle"]["download_url"])
     assert download.status_code == 200 and download.headers["content-type"] == "application/zip"
@@ -84,7 +87,7 @@ def test_a_selection_of_an_unknown_span_fails_with_its_reason_and_has_no_bundle(
     accepted = client.post(_exports(video_id), json={"evidence_ids": ["ev_nope"]})
     assert accepted.status_code == 202
     url = f"{_exports(video_id)}/{accepted.json()['export_id']}"
-    export = _finished(client, url)
+    export = wait_state(client, url, FINAL)
     assert export["state"] == "failed" and export["bundle"] is None
     assert export["error"] == {
         "code": "invalid_request",
@@ -122,7 +125,7 @@ def test_the_mcp_tool_exports_and_redacts_as_the_route_does(executed: Executed) 
 
     assert queued["state"] == "queued"
     assert queued["selection"] == {"evidence_ids": [first], "redact": ["text"]}
-    export = _finished(client, f"{_exports(video_id)}/{queued['export_id']}")
+    export = wait_state(client, f"{_exports(video_id)}/{queued['export_id']}", FINAL)
     assert export["state"] == "succeeded", export["error"]
     bundle = client.get(export["bundle"]["download_url"]).content
     with zipfile.ZipFile(io.BytesIO(bundle)) as archive:
@@ -133,3 +136,33 @@ def test_the_mcp_tool_exports_and_redacts_as_the_route_does(executed: Executed) 
         f["path"] for f in manifest["files"] if f["path"].startswith(("thumbnails/", "clips/"))
     }
     refused(call(client, "export_evidence", video_id=video_id, evidence_ids=[]), "validation_error")
+
+
+def test_a_bundle_counts_in_storage_until_it_expires_with_its_run(
+    executed: Executed, settings: Settings, catalog: Catalog
+) -> None:
+    """Its bytes are part of the plan's `storage_bytes`; retention deletes it with its run's
+    artifacts (the export then says when, and the download answers 409); and no export is
+    made once the storage the plan buys is full."""
+    client, video_id, _ = executed
+    before = _stored(client)
+    accepted = client.post(_exports(video_id)).json()
+    url = f"{_exports(video_id)}/{accepted['export_id']}"
+    export = wait_state(client, url, FINAL)
+    assert export["state"] == "succeeded", export["error"]
+    used = _stored(client)
+    assert used == before + export["bundle"]["bytes"]
+
+    later = utc_now() + timedelta(days=settings.plan("sandbox").retention_days + 1)
+    sweep_retention(settings, catalog, now=later)
+    expired = client.get(url).json()
+    assert expired["expired_at"] is not None and expired["bundle"] is None
+    _problem(client.get(f"{url}/bundle"), 409, "not_ready")
+    assert _stored(client) == 0
+
+    client.post(f"/api/product/videos/{video_id}/execute")
+    assert wait_state(client, f"/api/product/videos/{video_id}", FINAL)["state"] == "succeeded"
+    tenant_id = TenantStore(catalog).find_tenant("acme").tenant_id  # type: ignore[union-attr]
+    with catalog.write() as conn:  # as if the plan's storage were used up by other runs
+        add(conn, tenant_id, ALL, "storage_bytes", float(settings.plan("sandbox").storage_bytes))
+    _problem(client.post(_exports(video_id)), 402, "plan_limit_exceeded")

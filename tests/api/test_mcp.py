@@ -176,6 +176,9 @@ def test_a_video_is_added_and_executed_over_mcp(processing: Any, lobby_media: Me
         call(client, "execute_video", video_id=video_id, detector="x"), "validation_error"
     )
     assert bad["errors"]
+    estimate = ok(call(client, "execute_video", video_id=video_id, dry_run=True))
+    assert estimate["dry_run"] is True and estimate["estimate"]["compute_s"] > 0
+    assert client.get(f"/api/product/videos/{video_id}").json()["latest_run"] is None
     accepted = ok(call(client, "execute_video", video_id=video_id, detector="motion"))
     assert accepted["state"] == "queued" and accepted["video_id"] == video_id
     deadline = time.monotonic() + 120

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from flows.orchestrator import _SUBMIT_GRACE_S, close_flow_runs, reap
+from flows.orchestrator import _SUBMIT_GRACE_S, close_flow_runs, reap, reap_exports
 from storage.artifacts import RunLayout
 from storage.catalog import Catalog
+from storage.exports import ExportStore
 from storage.records import Run
 from storage.runs import RunFailure, RunStore
 from storage.tenants import TenantStore
@@ -221,3 +222,46 @@ def test_flow_runs_left_open_after_their_run_ended_are_closed_as_the_run_ended(
     assert submitter.completed == [("fr-published", f"run {published.run_id} was published")]
     assert submitter.crashed == [("fr-failed", "the worker was killed")]
     assert (fresh.state, active.state) == ("succeeded", "running")  # untouched, still open
+
+
+def test_exports_that_stopped_beating_or_whose_flow_run_died_are_failed(
+    settings: Settings, catalog: Catalog, acme: str
+) -> None:
+    """An export's flow beats while it works: one silent past the heartbeat timeout is failed
+    even when Prefect still says its flow run is running (both were killed); one beating, or
+    queued and waiting for a worker, is left alone."""
+    video = VideoStore(catalog).create(
+        NewVideo(acme, "v", "url", "https://media.example.com/a.mp4")
+    )
+    runs = RunStore(catalog)
+    run = runs.create(acme, video.video_id, {})
+    assert runs.start(run.run_id) and runs.succeed(run.run_id, "/published")
+    exports = ExportStore(catalog)
+    made = {name: exports.create(acme, video.video_id, run.run_id, None, {}) for name in NAMES}
+    for name, export in made.items():
+        exports.set_flow_run(export.export_id, f"fr-{name}")
+        if name != "queued":
+            assert exports.start(export.export_id)
+    beats = {"silent": 3 * settings.heartbeat_timeout_s, "beating": 1.0, "crashed": 1.0}
+    with catalog.write() as conn:
+        for name, seconds in beats.items():
+            conn.execute(
+                text("UPDATE exports SET heartbeat_at = :beat WHERE export_id = :id"),
+                {"beat": ago(seconds), "id": made[name].export_id},
+            )
+    submitter = ScriptedSubmitter({"fr-crashed": CRASHED})
+
+    failed = asyncio.run(reap_exports(exports, submitter, settings.heartbeat_timeout_s))
+
+    assert sorted(failed) == sorted([made["silent"].export_id, made["crashed"].export_id])
+    silent = exports.get(made["silent"].export_id)
+    assert (silent.state, silent.error_code) == ("failed", "processing_stopped")
+    assert silent.error_message is not None and "no sign of life" in silent.error_message
+    assert exports.get(made["crashed"].export_id).state == "failed"
+    assert exports.get(made["beating"].export_id).state == "running"
+    assert exports.get(made["queued"].export_id).state == "queued"
+    exports.beat(made["beating"].export_id)  # a beat renews it; a second pass finds nothing
+    assert asyncio.run(reap_exports(exports, submitter, settings.heartbeat_timeout_s)) == []
+
+
+NAMES = ("silent", "beating", "crashed", "queued")

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from stress.load import ROUTES, Service, World, load, lobby_clip, make_world, served
+from stress.load import ROUTES, load
+from stress.load_world import Service, World, lobby_clip, make_world, served
 from stress.slow_clients import KINDS, slow_clients
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]

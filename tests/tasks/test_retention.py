@@ -10,7 +10,10 @@ import pytest
 from sqlalchemy import text
 
 from storage.audit import AuditEntry, AuditLog
+from storage.blobs import open_blob_store
 from storage.catalog import Catalog
+from storage.exports import Bundle, ExportStore, bundle_key
+from storage.records import Run
 from storage.retention import RetentionStore
 from storage.runs import RunStore
 from storage.tenants import TenantStore
@@ -158,3 +161,43 @@ def test_audit_records_have_their_own_retention_and_the_chain_still_verifies(
     assert [r["seq"] for r in records] == [kept.seq, kept.seq + 1]
     assert (records[-1]["key_id"], records[-1]["action"]) == ("system", "retention:expire_run")
     assert records[-1]["ids"] == {"run_id": run.run_id}
+
+
+def _kept_export(settings: Settings, catalog: Catalog, run: Run, size: int) -> tuple[str, Path]:
+    """A succeeded export of ``run`` whose bundle (``size`` bytes) is in the store."""
+    exports = ExportStore(catalog)
+    export = exports.create(run.tenant_id, run.video_id, run.run_id, None, {})
+    assert exports.start(export.export_id)
+    key = bundle_key(run.tenant_id, run.video_id, export.export_id)
+    store = open_blob_store(settings)
+    store.put_bytes(b"z" * size, key)
+    assert exports.succeed(export.export_id, Bundle(key, size, "0" * 64, "k1"))
+    path = store.local_path(key)
+    assert path is not None and path.is_file()
+    return export.export_id, path
+
+
+def test_exports_count_in_storage_and_expire_with_their_run(
+    settings: Settings, catalog: Catalog, data_dir: Path, acme: str
+) -> None:
+    """A bundle's bytes are held until its run's artifacts go; then both go in one sweep, and
+    one sweep stopped between catalog and store is finished by the next."""
+    old = published_run(catalog, data_dir, acme, new_video(catalog, acme), days_ago=8, size=1500)
+    young = published_run(catalog, data_dir, acme, new_video(catalog, acme), days_ago=6)
+    old_export, old_zip = _kept_export(settings, catalog, old, 700)
+    young_export, young_zip = _kept_export(settings, catalog, young, 300)
+    assert storage_bytes(catalog, acme) == 1500 + 1000 + 700 + 300
+
+    report = sweep_retention(settings, catalog)
+
+    assert report.freed_bytes == 1500 + 700
+    assert storage_bytes(catalog, acme) == 1000 + 300
+    assert not old_zip.exists() and not old_zip.parent.exists() and young_zip.is_file()
+    exports = ExportStore(catalog)
+    assert exports.get(old_export).expired_at is not None
+    assert exports.get(young_export).expired_at is None
+    # A sweep that died after the catalog step leaves a bundle: the next one removes it.
+    assert RetentionStore(catalog).expire(young.run_id, "2030-01-01T00:00:00.000Z") is not None
+    assert storage_bytes(catalog, acme) == 0
+    sweep_retention(settings, catalog)
+    assert not young_zip.exists()

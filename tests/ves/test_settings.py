@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,14 @@ def test_unsafe_values_are_refused(overrides: dict[str, object]) -> None:
 def test_base_url_never_advertises_the_wildcard_address() -> None:
     assert Settings(host="0.0.0.0", port=8080).base_url == "http://127.0.0.1:8080"
     assert Settings(public_url="https://ves.example.com/").base_url == "https://ves.example.com"
+
+
+def test_every_setting_is_in_the_readmes_configuration_table() -> None:
+    """Docs are part of the product: each ``VES_`` variable a user can set has a row (a row may
+    name two, as ``VES_MAX_WIDTH`` / ``VES_MAX_HEIGHT``), and no row names one that is gone."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    first_cells = re.findall(r"^\| (`VES_[^|]+)\|", readme, flags=re.MULTILINE)
+    documented = {name for cell in first_cells for name in re.findall(r"`(VES_\w+)`", cell)}
+    settings = {f"VES_{name.upper()}" for name in Settings.model_fields}
+    assert sorted(settings - documented) == [], "settings missing from the README"
+    assert sorted(documented - settings) == [], "README rows for settings that do not exist"

@@ -1,7 +1,7 @@
 """Live HLS: a window's run names the run it follows, and a stop asked of a running run.
 
 Revision ID: 0013
-Revises: 0010 (re-chained after 0011 webhooks and 0012 caps at merge)
+Revises: 0012
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013"
-down_revision = "0010"
+down_revision = "0012"
 
 
 def upgrade() -> None:

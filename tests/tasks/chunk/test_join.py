@@ -23,7 +23,8 @@ from tasks.decode.stage import SourceInfo, decode_source
 from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.stage import DetectReport
 from tasks.detections import TEXT_CLASS, Detections
-from tasks.sample.stage import SampleConfig, SampledFrames, sample_video
+from tasks.sample.sampler import SampleConfig
+from tasks.sample.stage import SampledFrames, sample_video
 from ves.errors import SourceTruncated
 from ves.settings import Settings
 from ves.synthetic import lobby_scene, write_video

@@ -23,7 +23,8 @@ from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.detectors.motion import MotionConfig
 from tasks.detect.stage import detect_frames
 from tasks.detections import Detections
-from tasks.sample.stage import SampleConfig, sample_video
+from tasks.sample.sampler import SampleConfig
+from tasks.sample.stage import sample_video
 from ves.settings import Settings
 from ves.synthetic import GroundTruth, lobby_scene, write_video
 

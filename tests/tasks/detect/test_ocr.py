@@ -19,7 +19,8 @@ from tasks.detect.detectors.ocr import OcrConfig, OcrDetector
 from tasks.detect.detectors.registry import configs_for
 from tasks.detect.stage import detect_frames
 from tasks.detections import Detections
-from tasks.sample.stage import SampleConfig, SampledFrames, sample_video
+from tasks.sample.sampler import SampleConfig
+from tasks.sample.stage import SampledFrames, sample_video
 from tests.tasks.sample.test_stage import probe
 from ves.settings import Settings
 from ves.synthetic import (

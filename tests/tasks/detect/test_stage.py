@@ -18,7 +18,8 @@ from tasks.detect.detectors.yolo import YoloConfig, YoloDetector
 from tasks.detect.stage import DetectReport, detect_frames, detections_table
 from tasks.detect.text_tracks import explained_by_text
 from tasks.detections import TEXT_CLASS, Detections, detections_from_table
-from tasks.sample.stage import SampleConfig, SampledFrames, sample_video
+from tasks.sample.sampler import SampleConfig
+from tasks.sample.stage import SampledFrames, sample_video
 from tasks.track.stage import track_table
 from tests.fixtures.onnx_models import build_colour_detector
 from tests.tasks.sample.test_stage import probe

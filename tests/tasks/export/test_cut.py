@@ -69,6 +69,25 @@ def test_a_transform_sees_each_frame_with_its_time_and_its_result_is_what_is_kep
         assert picture[:, SCENE.width // 2 + 8 :].mean() > 40
 
 
+def test_the_plain_copy_from_the_same_decode_is_the_clip_cut_alone(
+    source: Path, tmp_path: Path
+) -> None:
+    """A redacted clip's unredacted original comes from the same decode, byte for byte the clip
+    an unredacted cut gives (so its sha256 in the manifest can be checked by cutting again)."""
+
+    def blank(picture: Rgb, t_s: float) -> Rgb:
+        return np.zeros_like(picture)
+
+    window = (2.0, 2.5)
+    both = cut_clip(source, window, tmp_path / "red.mp4", blank, plain_out=tmp_path / "plain.mp4")
+    alone = cut_clip(source, window, tmp_path / "alone.mp4")
+
+    assert (tmp_path / "plain.mp4").read_bytes() == alone.path.read_bytes()
+    assert both.frame_times == alone.frame_times
+    assert all(p.max() < 24 for _, p in _decoded(both.path, both.start_s))
+    assert not list(tmp_path.glob(".*partial"))
+
+
 def test_a_clip_is_scaled_to_even_sides_within_its_bound(source: Path, tmp_path: Path) -> None:
     clip = cut_clip(source, (0.0, 0.5), tmp_path / "small.mp4", max_side=101)
     assert (clip.width, clip.height) == (100, 76)

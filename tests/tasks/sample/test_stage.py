@@ -13,8 +13,9 @@ from PIL import Image
 
 from tasks.context import SourceRef
 from tasks.decode.stage import SourceInfo, decode_source
+from tasks.sample.sampler import SampleConfig, scaled_size
 from tasks.sample.scene_score import scene_score
-from tasks.sample.stage import SampleConfig, SampledFrames, sample_video, scaled_size
+from tasks.sample.stage import SampledFrames, sample_video
 from ves.errors import LimitExceeded, SourceInvalid, SourceTruncated
 from ves.settings import Settings
 from ves.synthetic import GroundTruth, SceneSpec, lobby_scene, write_video

@@ -1,0 +1,155 @@
+"""The sampling state of one pass over a video: which frames to keep, and what is written for
+each one kept (its thumbnail JPEG, its raw analysis frame, its glance and, when text is read, a
+larger JPEG), with the scene-change score against the previous one. ``tasks.sample.stage``
+drives it over the decoded frames.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import av
+import cv2
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+from tasks.context import ComputeBudget
+from tasks.decode.stage import SourceInfo
+from tasks.sample.frames import ANALYSIS, GLANCES, TEXT_DIR, frame_name
+from tasks.sample.scene_score import scene_score
+from tasks.sample.text_looks import LookConfig, LookPlanner, glance_of
+
+_TINY_WIDTH = 64  # scene scores are computed on a frame about this wide
+
+
+@dataclass(frozen=True)
+class SampleConfig:
+    sample_fps: float
+    max_duration_s: float
+    analysis_width: int
+    thumbnail_width: int
+    scene_cut_threshold: float
+    text_width: int = 0  # width of the frames kept for reading text; 0: keep none
+    skip_loop_filter: bool = False  # decode without the deblocking filter (see Settings)
+    looks: LookConfig = field(default_factory=LookConfig)
+    budget: ComputeBudget | None = None  # max_compute_s: sampling stops where it runs out
+
+
+@dataclass(frozen=True)
+class Span:
+    """The stretch of a video one sampling pass decodes (the whole video by default).
+
+    Decoding starts at the keyframe at ``decode_from_s`` (reached by seeking) and stops before
+    ``end_s``; sampled times stay on the grid of the whole video (multiples of 1 / sample_fps
+    from 0), so two passes over the same stretch keep the same frames.
+    """
+
+    decode_from_s: float = 0.0
+    end_s: float = math.inf
+
+    @property
+    def whole(self) -> bool:
+        return self.decode_from_s <= 0.0 and math.isinf(self.end_s)
+
+
+def _even(value: float) -> int:
+    return max(2, round(value / 2) * 2)
+
+
+def scaled_size(width: int, height: int, target_width: int) -> tuple[int, int]:
+    """A size at most ``target_width`` wide with the source's aspect ratio (even numbers)."""
+    scale = min(1.0, target_width / width)
+    return _even(width * scale), _even(height * scale)
+
+
+class Sampler:
+    """Per-video sampling state: the next time to keep, outputs, and the previous tiny frame."""
+
+    def __init__(self, cfg: SampleConfig, source: SourceInfo, frames: Path, span: Span):
+        self.cfg, self.frames_dir, self.span = cfg, frames, span
+        self.analysis_size = scaled_size(source.width, source.height, cfg.analysis_width)
+        self.thumb_size = scaled_size(source.width, source.height, cfg.thumbnail_width)
+        self.tiny_step = max(1, self.thumb_size[0] // _TINY_WIDTH)
+        self.text_size = scaled_size(source.width, source.height, cfg.text_width)
+        self.turns = source.rotation // 90 % 4  # quarter turns counterclockwise to be upright
+        step = 1.0 / cfg.sample_fps
+        self.next_t = math.ceil(span.decode_from_s / step - 1e-6) * step
+        self.previous: npt.NDArray[np.uint8] | None = None
+        self.rows: list[dict[str, Any]] = []
+        self.planner = LookPlanner(cfg.looks)
+        self.glance_shape = (0, 0)
+        self.budget_stop_s: float | None = None
+        (frames / TEXT_DIR).mkdir(exist_ok=True)
+        self.glance_file = (frames / GLANCES).open("wb")
+        self.analysis_file = (frames / ANALYSIS).open("wb")
+
+    def close(self) -> None:
+        self.glance_file.close()
+        self.analysis_file.close()
+
+    def upright(self, frame: av.VideoFrame, size: tuple[int, int]) -> npt.NDArray[np.uint8]:
+        """The frame as RGB of ``size`` (upright width, height), turned as it is displayed."""
+        width, height = size if self.turns % 2 == 0 else size[::-1]
+        # AREA averages the pixels it drops: clean thumbnails, and cheaper than the default.
+        small = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
+        rgb = np.asarray(small.to_ndarray(), dtype=np.uint8)
+        return np.ascontiguousarray(np.rot90(rgb, self.turns)) if self.turns else rgb
+
+    def wants(self, t: float) -> bool:
+        return t + 1e-6 >= self.next_t
+
+    def out_of_budget(self, t: float) -> bool:
+        """The run's compute budget refuses the frame at ``t`` (never one of the first two)."""
+        budget = self.cfg.budget
+        if budget is None or len(self.rows) < 2 or budget.allows(len(self.rows)):
+            return False
+        self.budget_stop_s = t
+        return True
+
+    def keep(self, frame: av.VideoFrame, t: float) -> None:
+        rgb = self.upright(frame, self.thumb_size)
+        index = len(self.rows)
+        Image.fromarray(rgb).save(self.frames_dir / frame_name(index), format="JPEG", quality=85)
+        analysis = cv2.resize(rgb, self.analysis_size, interpolation=cv2.INTER_AREA)
+        self.analysis_file.write(np.ascontiguousarray(analysis, dtype=np.uint8).tobytes())
+        tiny = rgb[:: self.tiny_step, :: self.tiny_step].mean(axis=2).astype(np.uint8)
+        score = scene_score(self.previous, tiny)
+        refresh = index == 0 or score >= self.cfg.scene_cut_threshold
+        reason = "start" if index == 0 else ("scene_change" if refresh else None)
+        look = self._glance(frame, np.asarray(rgb, dtype=np.uint8), t, refresh, index)
+        self.rows.append(
+            {
+                "sample_index": index,
+                "t_s": t,
+                "scene_score": score,
+                "refresh": refresh,
+                "refresh_reason": reason,
+                "text_look": look,
+            }
+        )
+        self.previous = tiny
+        step = 1.0 / self.cfg.sample_fps
+        self.next_t = max(self.next_t + step, t + step / 2)
+
+    def _glance(
+        self, frame: av.VideoFrame, rgb: npt.NDArray[np.uint8], t: float, refresh: bool, index: int
+    ) -> bool:
+        """Record the frame's glance; keep it at full size if text should be read on it.
+
+        Only a run that reads text needs glances (the looks and the OCR's text tracks), so a
+        run without OCR computes none.
+        """
+        if not self.cfg.text_width:
+            return False
+        glance = glance_of(rgb)
+        self.glance_shape = (int(glance.shape[0]), int(glance.shape[1]))
+        self.glance_file.write(glance.tobytes())
+        if not self.planner.wants(t, glance, refresh):
+            return False
+        path = self.frames_dir / TEXT_DIR / frame_name(index)
+        Image.fromarray(self.upright(frame, self.text_size)).save(path, format="JPEG", quality=92)
+        return True
