@@ -11,6 +11,7 @@ from storage.runs import RunStore
 from storage.tenants import TenantStore
 from storage.usage import ALL, month_of, used
 from storage.videos import NewVideo, VideoStore
+from storage.webhooks import WebhookStore
 from stress.kill_checks import expected_usage
 from ves.clock import now_rfc3339
 from ves.errors import Conflict, NotFound
@@ -128,3 +129,30 @@ def test_the_reaper_leaves_the_flow_run_of_a_session_that_goes_on(
     assert runs.succeed(second, "key/2", 4.0, 100)
     ended = runs.ended_with_flow_runs(["flow-1"], finished_before=later)
     assert [r.run_id for r in ended] == [second]  # the session's last window speaks for it
+
+
+def test_each_window_and_a_stopped_queued_run_are_told_to_webhooks(
+    catalog: Catalog, live: LiveRunStore, acme: str
+) -> None:
+    hooks = WebhookStore(catalog)
+    endpoint = hooks.create_endpoint(
+        acme, "https://a.example.com/h", ["run.succeeded", "run.failed"], None, 10
+    )
+    runs, video = RunStore(catalog), _video(catalog, acme)
+    first = runs.create(acme, video, {"follow": True})
+    assert runs.start(first.run_id)
+    second = live.follow_on(first.run_id, "key/1", 4.0, 100)
+    assert second is not None and runs.succeed(second, "key/2", 4.0, 100)
+    queued = runs.create(acme, video, {"follow": True})
+    live.request_stop(acme, video, queued.run_id)
+    told = [
+        (d.event_type, d.payload["data"]["run_id"])
+        for d in hooks.deliveries(acme, endpoint.webhook_id, 100)
+    ]
+    assert sorted(told) == sorted(
+        [
+            ("run.succeeded", first.run_id),
+            ("run.succeeded", second),
+            ("run.failed", queued.run_id),
+        ]
+    )
