@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from flows.chunks import analyse_in_chunks, plan_chunks_task
 from flows.costing import record_run_cost, truncation_of, with_budget
+from flows.live import follow_live, live_stream
 from flows.orchestrator import serve_tenant_last
 from flows.reporting import publish_prefect_artifacts
 from flows.webhook_dispatch import hand_over
@@ -150,6 +151,8 @@ def process_video(params: ProcessVideoParams) -> str:
         return "skipped"
     serve_tenant_last(ctx.tenant_id)  # the tenant's turn is taken: others go first next time
     ctx.layout.prepare()
+    if live_stream(ctx):  # a live HLS stream: window by window (flows/live.py)
+        return follow_live(ctx)
     store = ctx.store
     try:
         # Beat well within the reaper's timeout, whatever it is set to (a 10 s beat against an 8 s

@@ -74,6 +74,8 @@ class Run:
     artifacts_bytes: int | None = None  # bytes the published run holds
     expired_at: str | None = None  # when retention deleted its artifacts
     queue_position: int | None = None  # 1 = next of its tenant's queued runs (when read so)
+    follows_run_id: str | None = None  # live HLS: the previous window's run of the session
+    stop_requested_at: str | None = None  # live HLS: when a stop was asked
 
     @classmethod
     def from_row(cls, row: RowMapping) -> Run:
@@ -96,6 +98,8 @@ class Run:
             artifacts_bytes=row["artifacts_bytes"],
             expired_at=row["expired_at"],
             queue_position=row.get("queue_position"),
+            follows_run_id=row.get("follows_run_id"),
+            stop_requested_at=row.get("stop_requested_at"),
         )
 
 

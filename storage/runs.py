@@ -248,9 +248,16 @@ class RunStore:
         return [Run.from_row(r) for r in rows]
 
     def ended_with_flow_runs(self, flow_run_ids: Sequence[str], finished_before: str) -> list[Run]:
-        """The ended runs among those of ``flow_run_ids`` that finished before the time given."""
+        """The ended runs among those of ``flow_run_ids`` that finished before the time given.
+
+        A flow run that still has an active run (a live session's next window, which shares its
+        flow run) is left out: it is still working.
+        """
         if not flow_run_ids:
             return []
+        busy = select(runs_table.c.flow_run_id).where(
+            runs_table.c.state.in_(ACTIVE_STATES), runs_table.c.flow_run_id.is_not(None)
+        )
         with self.catalog.read() as conn:
             rows = (
                 conn.execute(
@@ -258,12 +265,14 @@ class RunStore:
                         runs_table.c.flow_run_id.in_(list(flow_run_ids)),
                         runs_table.c.state.in_(("succeeded", "failed")),
                         runs_table.c.finished_at < finished_before,
+                        runs_table.c.flow_run_id.not_in(busy),
                     )
                 )
                 .mappings()
                 .all()
             )
-        return [Run.from_row(r) for r in rows]
+        newest = {r["flow_run_id"]: r for r in sorted(rows, key=lambda r: r["run_id"])}
+        return [Run.from_row(r) for r in newest.values()]
 
     def fail_silent(self, timeout_s: float) -> list[str]:
         """Fail runs whose flow has not beaten for ``timeout_s``; return their ids.

@@ -90,7 +90,10 @@ runs = sa.Table(
     sa.Column("artifacts_bytes", BYTES),
     _text("expired_at"),
     sa.Column("processed_s", REAL),
+    _text("follows_run_id"),  # live HLS: the window's run this one continues (0013)
+    _text("stop_requested_at"),  # live HLS: a stop was asked (0013)
     sa.Index("runs_video", "video_id", "run_id"),
+    sa.Index("runs_follows", "follows_run_id"),
     sa.Index("runs_state", "state"),
     sa.Index("runs_video_state", "video_id", "state", "run_id"),
 )

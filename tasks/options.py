@@ -56,7 +56,13 @@ class RunOptions(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"examples": [{}, {"sample_fps": 2, "max_duration_s": 120}]},
+        json_schema_extra={
+            "examples": [
+                {},
+                {"sample_fps": 2, "max_duration_s": 120},
+                {"window_s": 30, "follow": True},
+            ]
+        },
     )
 
     sample_fps: float | None = Field(None, gt=0, le=30, description="Frames analysed per second.")
@@ -112,6 +118,24 @@ class RunOptions(BaseModel):
         "is published (`cost.json`: `truncated`, reason `max_compute_s`).",
         examples=[30],
     )
+    # Live HLS (issue 17).
+    window_s: float | None = Field(
+        None,
+        ge=1,
+        description=(
+            "Live HLS only: seconds of the stream one window processes, from the live edge; "
+            "default the plan's `live_window_s`, at most its `live_window_max_s`."
+        ),
+        examples=[30],
+    )
+    follow: bool | None = Field(
+        None,
+        description=(
+            "Live HLS only: keep going in consecutive windows, each published as it closes, "
+            "until `POST .../runs/{run_id}/stop`, the plan's processed seconds run out, the "
+            "run's duration bound is reached, or the stream ends."
+        ),
+    )
 
     @field_validator("detector")
     @classmethod
@@ -154,6 +178,7 @@ class RunOptions(BaseModel):
                 value=limits.max_video_s,
                 used=float(self.max_duration_s or 0),
             )
+        live_window(self.window_s, limits or PlanLimits())  # checked here, chosen by the flow
         mode = DetectorMode.parse(self.detector or settings.detector)
         uses_yolo = mode.needs_model
         if uses_yolo and not (self.yolo_model or settings.yolo_model):
@@ -198,3 +223,20 @@ class RunOptions(BaseModel):
     def zone_specs(self) -> tuple[ZoneSpec, ...]:
         """The zones of the run (the defaults when none were given)."""
         return tuple(z.to_spec() for z in self.zones) if self.zones else default_zones()
+
+
+def live_window(window_s: float | None, limits: PlanLimits) -> float:
+    """The window of a live run: the one asked, else the plan's default (capped by its maximum).
+
+    Raises:
+        PlanLimitExceeded: ``window_s`` is longer than the plan's ``live_window_max_s``.
+    """
+    if window_s is not None and window_s > limits.live_window_max_s:
+        raise PlanLimitExceeded(
+            f"window_s {window_s:g} s is longer than the plan's limit "
+            f"live_window_max_s = {limits.live_window_max_s:g} s",
+            limit="live_window_max_s",
+            value=limits.live_window_max_s,
+            used=float(window_s),
+        )
+    return window_s or min(limits.live_window_s, limits.live_window_max_s)

@@ -19,6 +19,8 @@ LIMIT_NAMES = (
     "asks_per_day",
     "storage_bytes",
     "retention_days",
+    "live_window_s",
+    "live_window_max_s",
 )
 
 
@@ -43,6 +45,13 @@ class PlanLimits(BaseModel):
             "Whether a failed run's processed seconds count; by default only succeeded runs "
             "count, so a source that turns out broken costs nothing."
         ),
+    )
+    # Live HLS (issue 17): the window of a live stream one run processes.
+    live_window_s: float = Field(
+        60.0, gt=0, description="Seconds of a live HLS stream one window processes, by default."
+    )
+    live_window_max_s: float = Field(
+        300.0, gt=0, description="The longest window of a live HLS stream `window_s` may ask."
     )
 
 

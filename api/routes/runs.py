@@ -9,12 +9,13 @@ from fastapi import APIRouter, Body, Request, status
 from fastapi.responses import JSONResponse
 
 from api.audit import AuditedRoute, note_ids
-from api.deps import RunsDep, SettingsDep, StoreDep, SubmitterDep, TenantDep
+from api.deps import CatalogDep, RunsDep, SettingsDep, StoreDep, SubmitterDep, TenantDep
 from api.operations.estimates import estimate_run
 from api.operations.runs import queue_run
 from api.problems import problem_responses
 from api.schemas.estimates import DryRunEstimate
-from api.schemas.runs import ExecuteAccepted
+from api.schemas.runs import ExecuteAccepted, StopAccepted
+from storage.live_runs import LiveRunStore
 from tasks.options import RunOptions
 
 router = APIRouter(tags=["runs"], route_class=AuditedRoute)
@@ -50,6 +51,10 @@ EXECUTE_EXAMPLES = {
     "text": {
         "summary": "Read text, two frames a second, first two minutes",
         "value": {"detector": "motion+ocr", "sample_fps": 2, "max_duration_s": 120},
+    },
+    "live": {
+        "summary": "A live HLS stream: 30 s windows from the live edge, until stopped",
+        "value": {"window_s": 30, "follow": True},
     },
     "yolo": {
         "summary": "Name objects with a YOLO model from the models folder",
@@ -95,7 +100,12 @@ EXECUTE_EXAMPLES = {
         "`max_cost` and `max_compute_s` are hard caps: the run stops there, publishes what it "
         "processed and is billed that only (`cost.json`: `truncated`, `truncation.reason`); a "
         "`max_compute_s` below the estimate of the run's first second is refused (422, with "
-        "`minimum`)."
+        "`minimum`). A live HLS stream (a playlist without `#EXT-X-ENDLIST`) is processed "
+        "in a window of `window_s` from its live edge (the plan's `live_window_s` by default, at "
+        "most its `live_window_max_s`: 402 beyond it), then published; with `follow: true` "
+        "window after window, each published as it closes (the run of each window succeeds and "
+        "the next window's run starts at once), until `POST .../runs/{run_id}/stop`, the "
+        "plan's processed seconds run out, `max_duration_s` is reached, or the stream ends."
     ),
     response_model=ExecuteAccepted,
     responses={
@@ -122,3 +132,26 @@ async def execute_video(
     run = await queue_run(tenant, video_id, options, runs, submitter, settings)
     note_ids(request, run_id=run.run_id)
     return ExecuteAccepted(video_id=video_id, run_id=run.run_id, state=run.state)
+
+
+@router.post(
+    "/api/product/videos/{video_id}/runs/{run_id}/stop",
+    status_code=status.HTTP_202_ACCEPTED,
+    summary="Stop a live session",
+    description=(
+        "Stop the live HLS session the run belongs to (any window's run of the session may be "
+        "named). A running window closes at once with what it has, is published, and its run "
+        "ends `succeeded`; no further window starts. A queued run ends at once (`failed`, "
+        "code `stopped`: nothing was processed or billed). 404 `not_found` for a run that is "
+        "not one of this video's in this workspace; 409 `conflict` when the session has "
+        "already ended, or the run is not of a live HLS stream."
+    ),
+    responses={202: {"description": "The stop was taken."}, **problem_responses(401, 404, 409)},
+)
+async def stop_run(
+    video_id: str, run_id: str, request: Request, tenant: TenantDep, catalog: CatalogDep
+) -> StopAccepted:
+    live = LiveRunStore(catalog)
+    run = await to_thread.run_sync(live.request_stop, tenant.tenant_id, video_id, run_id)
+    note_ids(request, run_id=run.run_id)
+    return StopAccepted(video_id=video_id, run_id=run.run_id, state=run.state, stage=run.stage)

@@ -17,6 +17,7 @@ thumbnails moved into the run's one frames folder, so the later stages see one v
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,11 +161,16 @@ def _join_boxes(
 ) -> Detections:
     parts: list[Detections] = []
     previous: Detections | None = None
+    still_from: ChunkResult | None = None  # the previous chunk, with what was carried into it
     next_id = 0
-    for k, (result, local) in enumerate(zip(ordered, maps, strict=True)):
+    for result, local in zip(ordered, maps, strict=True):
         dets = result.found[name]
-        if name == "motion" and k:
-            dets = with_still_objects(ordered[k - 1], result, MotionConfig().threshold)
+        if name == "motion" and still_from is not None:
+            dets = with_still_objects(still_from, result, MotionConfig().threshold)
+        if name == "motion":
+            # An object still across several borders is carried on from what was carried in:
+            # the next chunk's lead-in never saw it move, nor did this chunk's.
+            still_from = dataclasses.replace(result, found={**result.found, "motion": dets})
         if name == "ocr" and len(dets):
             ids, texts = _text_ids(previous, dets, result.chunk.start_s, gap_s, next_id)
             next_id = max(next_id, max(ids.values(), default=-1) + 1)

@@ -36,6 +36,7 @@ class Segment:
     duration_s: float
     sequence: int
     byte_range: tuple[int, int] | None = None  # (offset, length) within ``uri``
+    discontinuity: bool = False  # ``#EXT-X-DISCONTINUITY`` before it: timestamps may restart
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ class _MediaState:
         self.init: str | None = None
         self.byte_range: tuple[int, int] | None = None
         self.range_end = 0
+        self.discontinuity = False
 
     def read(self, line: str, base_url: str) -> None:
         tag, _, value = line.partition(":")
@@ -146,10 +148,15 @@ class _MediaState:
             self.duration = float(_number(value.split(",")[0], float, "segment duration"))
         elif tag == "#EXT-X-BYTERANGE":
             self.byte_range = self._range(value)
+        elif tag == "#EXT-X-DISCONTINUITY":
+            self.discontinuity = True
         elif line and not line.startswith("#") and self.duration is not None:
             uri = urljoin(base_url, line)
-            self.segments.append(Segment(uri, self.duration, self.sequence, self.byte_range))
+            self.segments.append(
+                Segment(uri, self.duration, self.sequence, self.byte_range, self.discontinuity)
+            )
             self.sequence, self.duration, self.byte_range = self.sequence + 1, None, None
+            self.discontinuity = False
 
     def _range(self, value: str) -> tuple[int, int]:
         """``length[@offset]``; without an offset the range follows the previous one."""

@@ -26,8 +26,10 @@ def test_a_short_fuzz_run_finds_nothing() -> None:
     # size and hash), /readyz's (no Prefect here: its 503 is checked instead) and a bundle's
     # download (the fuzz service's orchestrator takes exports and never makes them: its 409),
     # and a webhook's registration (its URL must resolve to a public address, and the fuzzed
-    # service resolves none: no private addresses allowed, and no DNS is relied on here).
+    # service resolves none: no private addresses allowed, and no DNS is relied on here),
+    # and a live session's stop (no live stream runs there: its 404 and 409 are checked).
     never = {
+        "POST /api/product/videos/{video_id}/runs/{run_id}/stop",
         "PUT /api/videos/{video_id}/content",
         "GET /readyz",
         "GET /api/product/videos/{video_id}/exports/{export_id}/bundle",

@@ -3,7 +3,7 @@ can fail an export whose process died even when Prefect lost track of it too; an
 bundle expires with its run (``expired_at``), its bytes counted in ``storage_bytes`` until then.
 
 Revision ID: 0014
-Revises: 0012
+Revises: 0013
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0014"
-down_revision = "0012"
+down_revision = "0013"
 
 
 def upgrade() -> None:
