@@ -168,7 +168,7 @@ def process_video(params: ProcessVideoParams) -> str:
         hand_over(ctx.runs.catalog)  # its run.failed webhooks (written with the failure)
         raise
     kept = published_bytes(store, final)
-    succeeded = ctx.runs.succeed(ctx.run_id, final, cost["processed_s"], kept)
+    succeeded = ctx.runs.succeed(ctx.run_id, final, cost["processed_s"], kept, ctx.plan)
     hand_over(ctx.runs.catalog)  # its run.succeeded webhooks, sent by their own flow runs
     if not succeeded:
         # The reaper gave up on this run meanwhile: its artifacts must not outlive the verdict.

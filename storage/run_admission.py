@@ -1,4 +1,5 @@
-"""May a tenant create one more run? Its plan's monthly and storage limits, and its line.
+"""May a tenant create one more run? Its plan's monthly and storage limits, and its line; and
+which limits a finished run has used up (told to webhooks as ``usage.limit_reached``).
 
 Both checks run inside the transaction that creates the run (``RunStore.create``), under the
 tenant's write lock, so parallel executes at a limit are decided one after the other.
@@ -11,6 +12,7 @@ import math
 from sqlalchemy import Connection, text
 
 from storage.usage import ALL, month_of, queued_runs, refuse, used
+from storage.webhook_events import emit_limit_reached
 from ves.clock import from_rfc3339
 from ves.errors import RateLimited
 from ves.plans import PlanLimits
@@ -20,23 +22,46 @@ def check_plan(conn: Connection, tenant_id: str, now: str, limits: PlanLimits | 
     """Raise ``PlanLimitExceeded`` if one more run would pass a limit of the plan."""
     if limits is None:
         return
+    for name, value, now_used, _ in plan_usage(conn, tenant_id, now, limits):
+        if now_used >= value:
+            raise refuse(name, value, now_used)
+
+
+def plan_usage(
+    conn: Connection, tenant_id: str, now: str, limits: PlanLimits
+) -> list[tuple[str, float, float, str]]:
+    """Each limit a run uses: ``(limit, value, used now, period)`` (a month, or ``all``)."""
     month = month_of(now)
-    checks = (
+    return [
         (
             "executions_per_month",
             limits.executions_per_month,
             used(conn, tenant_id, month, "executions"),
+            month,
         ),
         (
             "processed_s_per_month",
             limits.processed_s_per_month,
             used(conn, tenant_id, month, "processed_s"),
+            month,
         ),
-        ("storage_bytes", limits.storage_bytes, used(conn, tenant_id, ALL, "storage_bytes")),
-    )
-    for name, value, now_used in checks:
+        (
+            "storage_bytes",
+            limits.storage_bytes,
+            used(conn, tenant_id, ALL, "storage_bytes"),
+            month,  # told once a month at most, like a refusal
+        ),
+    ]
+
+
+def tell_limits_reached(conn: Connection, run_id: str, now: str, limits: PlanLimits) -> None:
+    """``usage.limit_reached`` for each limit of the plan the run's usage has now reached."""
+    tenant_id = conn.execute(
+        text("SELECT tenant_id FROM runs WHERE run_id = :run_id"), {"run_id": run_id}
+    ).scalar_one()
+    for name, value, now_used, period in plan_usage(conn, tenant_id, now, limits):
         if now_used >= value:
-            raise refuse(name, value, now_used)
+            emit_limit_reached(conn, tenant_id, name, value, now_used, period)
 
 
 def check_line(

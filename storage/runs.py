@@ -20,7 +20,7 @@ from sqlalchemy import Connection, RowMapping, select, text, update
 
 from storage.catalog import Catalog
 from storage.records import Run
-from storage.run_admission import check_line, check_plan
+from storage.run_admission import check_line, check_plan, tell_limits_reached
 from storage.tables import runs as runs_table
 from storage.usage import ALL, add, month_of, running_runs
 from storage.webhook_events import emit_limit_reached, emit_run_ended
@@ -208,16 +208,21 @@ class RunStore:
             )
 
     def succeed(
-        self, run_id: str, artifacts_path: str, processed_s: float = 0.0, artifacts_bytes: int = 0
+        self,
+        run_id: str,
+        artifacts_path: str,
+        processed_s: float = 0.0,
+        artifacts_bytes: int = 0,
+        limits: PlanLimits | None = None,
     ) -> bool:
         """``running`` -> ``succeeded`` with the published artifacts; False if not running.
 
         The processed seconds (this month) and the bytes kept are counted in the same
-        transaction.
+        transaction; with the tenant's ``limits``, a limit the run used up is told to webhooks
+        (``usage.limit_reached``, once per limit and month) in it too.
         """
-        return self._finish(
-            run_id, "succeeded", None, artifacts_path, (processed_s, artifacts_bytes)
-        )
+        counted = (processed_s, artifacts_bytes)
+        return self._finish(run_id, "succeeded", None, artifacts_path, counted, limits=limits)
 
     def fail(self, run_id: str, failure: RunFailure, bill_processed: bool = False) -> bool:
         """An active run -> ``failed`` with its reason; False if it had already ended.
@@ -307,6 +312,7 @@ class RunStore:
         artifacts_path: str | None,
         counted: tuple[float, int] | None = None,
         bill_processed: bool = False,
+        limits: PlanLimits | None = None,
     ) -> bool:
         now = now_rfc3339()
         allowed = ("running",) if state == "succeeded" else ACTIVE_STATES
@@ -330,6 +336,8 @@ class RunStore:
                 _count_failed_run(conn, run_id, now)
             if updated:
                 emit_run_ended(conn, run_id)  # the outbox: in the same transaction
+            if updated and limits is not None:
+                tell_limits_reached(conn, run_id, now, limits)
         return bool(updated)
 
 

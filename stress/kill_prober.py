@@ -77,7 +77,13 @@ class Prober:
             document = cost.json()
             seen = self.served.setdefault(document["run_id"], document)
             if seen != document:
-                self.bad.append(f"run {document['run_id']}: two different cost.json served")
+                differ = sorted(
+                    k for k in seen.keys() | document.keys() if seen.get(k) != document.get(k)
+                )
+                shown = {k: (seen.get(k), document.get(k)) for k in differ}
+                self.bad.append(
+                    f"run {document['run_id']}: two different cost.json served: {shown}"
+                )
         view = self._get(client, f"{base}/evidence-view")
         if view is not None:
             self._check_view(client, view.json())

@@ -118,6 +118,31 @@ def test_a_plan_limit_is_told_once_per_limit_and_month(
     assert payload["data"]["value"] == 1 and payload["data"]["used"] == 1
 
 
+def test_a_run_whose_success_uses_up_a_limit_tells_it_once(
+    catalog: Catalog, hooks: WebhookStore, acme: str
+) -> None:
+    """Reaching a limit is told when the run that reached it succeeds, before any execute is
+    refused: one 40 s run on a 60 s plan does not reach it, a second does; the execute then
+    refused tells nothing more (once per limit and month)."""
+    endpoint = hooks.create_endpoint(
+        acme, "https://a.example.com/h", ["usage.limit_reached"], None, 10
+    )
+    limits = PlanLimits(processed_s_per_month=60.0)
+    runs = RunStore(catalog)
+    for _ in range(2):
+        run_id = new_run(catalog, acme, limits)
+        assert runs.start(run_id)
+        assert runs.succeed(run_id, "/published", 40.0, 10, limits)
+        told = pending(hooks, acme, endpoint.webhook_id)
+    [(event, payload)] = told
+    assert event == "usage.limit_reached"
+    assert payload["data"]["limit"] == "processed_s_per_month"
+    assert (payload["data"]["value"], payload["data"]["used"]) == (60.0, 80.0)
+    with pytest.raises(PlanLimitExceeded):
+        new_run(catalog, acme, limits)
+    assert len(pending(hooks, acme, endpoint.webhook_id)) == 1  # once per limit and month
+
+
 def test_endpoints_are_scoped_checked_and_bounded(
     hooks: WebhookStore, tenants: TenantStore, acme: str
 ) -> None:
