@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 from flows.process_video import ProcessVideoParams, process_video
 from storage.blobs import open_blob_store
@@ -64,8 +65,9 @@ def _chain(catalog: Catalog, run_id: str) -> list[Run]:
     runs, found = RunStore(catalog), [RunStore(catalog).get(run_id)]
     with catalog.read() as conn:
         while True:
-            nxt = conn.exec_driver_sql(
-                "SELECT run_id FROM runs WHERE follows_run_id = ?", (found[-1].run_id,)
+            nxt = conn.execute(
+                text("SELECT run_id FROM runs WHERE follows_run_id = :run_id"),
+                {"run_id": found[-1].run_id},
             ).scalar()
             if nxt is None:
                 return found
@@ -170,8 +172,8 @@ def test_follow_publishes_window_after_window_until_the_stream_ends(
 
 def _processed(catalog: Catalog, run: Run) -> float:
     with catalog.read() as conn:
-        value = conn.exec_driver_sql(
-            "SELECT processed_s FROM runs WHERE run_id = ?", (run.run_id,)
+        value = conn.execute(
+            text("SELECT processed_s FROM runs WHERE run_id = :run_id"), {"run_id": run.run_id}
         ).scalar()
     return float(value or 0.0)
 
