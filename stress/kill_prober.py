@@ -75,7 +75,10 @@ class Prober:
         cost = self._get(client, f"{base}/cost")
         if cost is not None:
             document = cost.json()
-            seen = self.served.setdefault(document["run_id"], document)
+            # An evidence view read first leaves an empty entry for its run (a run published
+            # between this reader's two reads): the first cost.json read of the run fills it.
+            seen = self.served.get(document["run_id"]) or document
+            self.served[document["run_id"]] = seen
             if seen != document:
                 differ = sorted(
                     k for k in seen.keys() | document.keys() if seen.get(k) != document.get(k)
