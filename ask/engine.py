@@ -17,7 +17,7 @@ from ask.guardrail import passing
 from ask.intent import Intent, parse_question
 from ask.types import Answer, Claim
 from ask.world import RunWorld
-from tasks.detect.detectors.mode import DetectorMode
+from ves.detector_mode import DetectorMode
 
 log = logging.getLogger(__name__)
 

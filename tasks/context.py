@@ -16,8 +16,8 @@ from storage.catalog import Catalog
 from storage.runs import RunStore
 from storage.tenants import TenantStore
 from storage.videos import VideoStore
-from tasks.detect.detectors.mode import DetectorMode
 from tasks.options import RunOptions
+from ves.detector_mode import DetectorMode
 from ves.plans import PlanLimits
 from ves.settings import Settings
 

@@ -7,8 +7,8 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tasks.detect.detectors.mode import MODES, DetectorMode
 from tasks.geometry import ZoneSpec, default_zones
+from ves.detector_mode import MODES, DetectorMode
 from ves.errors import PlanLimitExceeded, ValidationFailed
 from ves.plans import PlanLimits
 from ves.settings import Settings

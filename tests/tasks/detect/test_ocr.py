@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from tasks.detect.detectors.base import FrameView
-from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.detectors.ocr import OcrConfig, OcrDetector
 from tasks.detect.detectors.registry import configs_for
 from tasks.detect.stage import detect_frames
@@ -22,6 +21,7 @@ from tasks.detections import Detections
 from tasks.sample.sampler import SampleConfig
 from tasks.sample.stage import SampledFrames, sample_video
 from tests.tasks.sample.test_stage import probe
+from ves.detector_mode import DetectorMode
 from ves.settings import Settings
 from ves.synthetic import (
     GroundTruth,

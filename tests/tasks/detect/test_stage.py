@@ -10,7 +10,6 @@ import pyarrow as pa
 import pytest
 
 from tasks.detect.detectors.base import FrameView
-from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.detectors.motion import MotionConfig, MotionDetector
 from tasks.detect.detectors.ocr import OcrConfig
 from tasks.detect.detectors.registry import DETECTOR_CONFIG, configs_for, create
@@ -23,6 +22,7 @@ from tasks.sample.stage import SampledFrames, sample_video
 from tasks.track.stage import track_table
 from tests.fixtures.onnx_models import build_colour_detector
 from tests.tasks.sample.test_stage import probe
+from ves.detector_mode import DetectorMode
 from ves.errors import DetectorUnavailable
 from ves.settings import Settings
 from ves.synthetic import lobby_scene, write_video
