@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt
 
-.PHONY: run test lint typecheck bench stress clean
+.PHONY: run test system-test-deps lint typecheck bench stress clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,10 +27,31 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(PIP) -e '.[test]'
 	touch $@
 
+# What the tests need from Debian, as `file:package`: the browser tests drive Debian's Chromium
+# (never `playwright install`), the PostgreSQL pass starts postgresql-15's server binaries itself
+# (no docker). Checked on every `make test` (two file tests), installed with apt-get when missing;
+# `make run` needs neither.
+SYSTEM_TEST_DEPS := /usr/bin/chromium:chromium /usr/lib/postgresql/15/bin/initdb:postgresql-15
+
+system-test-deps:
+	@missing=""; \
+	for dep in $(SYSTEM_TEST_DEPS); do [ -x "$${dep%%:*}" ] || missing="$$missing $${dep#*:}"; done; \
+	[ -n "$$missing" ] || exit 0; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+		echo "make test needs the Debian packages$$missing, and there is no apt-get here:" \
+			"install them (or their equivalents at the same paths) by hand." >&2; exit 1; \
+	fi; \
+	if [ "$$(id -u)" -ne 0 ]; then \
+		echo "make test needs the Debian packages$$missing; installing them needs root:" \
+			"run 'sudo apt-get install$$missing' once, then make test again." >&2; exit 1; \
+	fi; \
+	echo "== installing what the tests need from Debian:$$missing"; \
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing
+
 run: $(VENV)/.installed
 	$(BIN)/ves serve
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test system-test-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
