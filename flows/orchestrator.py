@@ -44,12 +44,12 @@ from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound, PrefectExcep
 from prefect.states import Completed, Crashed
 
 from flows.webhook_dispatch import create_delivery_run
-from storage.artifacts import RunLayout, discard_run
-from storage.blobs import open_blob_store
-from storage.exports import Export, ExportStore
-from storage.records import Run
-from storage.runs import RunFailure, RunStore
-from storage.webhooks import Delivery, WebhookStore
+from storage.artifacts.blobs import open_blob_store
+from storage.artifacts.layout import RunLayout, discard_run
+from storage.catalog.exports import Export, ExportStore
+from storage.catalog.records import Run
+from storage.catalog.runs.store import RunFailure, RunStore
+from storage.catalog.webhooks.store import Delivery, WebhookStore
 from ves.clock import now_rfc3339, to_rfc3339, utc_now
 from ves.errors import Unavailable
 from ves.settings import Settings

@@ -25,7 +25,11 @@ from typing import Any
 import httpx
 import pytest
 
-from stress.service import (
+from synthetic import ground_truth, lobby_scene, scale_scene, write_video
+from testkit.hls import write_hls
+from testkit.live_server import free_port
+from testkit.media_server import MediaServer
+from testkit.service import (
     alive,
     create_key,
     descendants,
@@ -36,12 +40,8 @@ from stress.service import (
     wait_for_banner,
     wait_video,
 )
-from tests.fixtures.hls import write_hls
-from tests.fixtures.live_server import free_port
 from tests.fixtures.logs import log_entries, unexpected
-from tests.fixtures.media_server import MediaServer
 from tests.fixtures.onnx_models import build_colour_detector
-from ves.synthetic import ground_truth, lobby_scene, scale_scene, write_video
 
 pytestmark = [
     pytest.mark.slow,

@@ -13,7 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from stress.service import (
+from synthetic import lobby_scene, write_video
+from testkit.live_server import free_port
+from testkit.service import (
     create_key,
     own_env,
     register_upload,
@@ -24,8 +26,6 @@ from stress.service import (
     wait_video,
 )
 from tests.cli.test_verify import _verify
-from tests.fixtures.live_server import free_port
-from ves.synthetic import lobby_scene, write_video
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 

@@ -20,13 +20,13 @@ import httpx
 import pyarrow.fs as pafs
 import pytest
 
-from stress.service import descendants, register_upload, wait_video
-from tests.fixtures.media_server import MediaServer
-from tests.fixtures.postgres import PostgresServer
-from tests.fixtures.s3 import S3Server
-from tests.fixtures.topology import Engines, Topology, plans_env, run_topology
+from synthetic import lobby_scene, scale_scene, write_video
+from testkit.media_server import MediaServer
+from testkit.postgres import PostgresServer
+from testkit.s3 import S3Server
+from testkit.service import descendants, register_upload, wait_video
+from testkit.topology import Engines, Topology, plans_env, run_topology
 from tests.test_e2e import _assert_matches_truth
-from ves.synthetic import lobby_scene, scale_scene, write_video
 
 pytestmark = [
     pytest.mark.slow,

@@ -150,7 +150,7 @@ class Settings(ProcessingSettings):
     price_per_video_minute: float = Field(
         0.0, ge=0, description="Price of one processed minute of video, for cost.json."
     )
-    # Blob storage: uploads, sources, thumbnails and artifacts (``storage/blobs.py``).
+    # Blob storage: uploads, sources, thumbnails and artifacts (``storage/artifacts/blobs.py``).
     storage_url: str | None = Field(
         None,
         description=(

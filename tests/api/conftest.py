@@ -17,19 +17,19 @@ from api.app import create_app
 from flows.export_evidence import ExportParams, export_evidence
 from flows.process_video import ProcessVideoParams, process_video
 from flows.webhooks import DeliveryParams, deliver_webhook
-from storage.catalog import Catalog
-from storage.exports import Export
-from storage.records import Run
-from storage.tenants import TenantStore
-from storage.webhooks import Delivery
-from tests.fixtures.hls import write_hls
-from tests.fixtures.live_server import serve_app
-from tests.fixtures.media_server import MediaServer
+from storage.catalog.database import Catalog
+from storage.catalog.exports import Export
+from storage.catalog.records import Run
+from storage.catalog.tenants import TenantStore
+from storage.catalog.webhooks.store import Delivery
+from synthetic import SceneSpec, lobby_scene, write_video
+from testkit.hls import write_hls
+from testkit.live_server import serve_app
+from testkit.media_server import MediaServer
+from testkit.submitters import QuietSubmitter
 from tests.fixtures.settings_env import export_settings
-from tests.fixtures.submitters import QuietSubmitter
 from ves.errors import Unavailable
 from ves.settings import Settings
-from ves.synthetic import SceneSpec, lobby_scene, write_video
 
 
 class InlineSubmitter(QuietSubmitter):

@@ -7,13 +7,13 @@ from typing import Any
 import httpx
 import pytest
 
-from storage.asks import AskLog
-from storage.catalog import Catalog
+from storage.catalog.asks import AskLog
+from storage.catalog.database import Catalog
+from synthetic import ground_truth, lobby_scene
+from testkit.media_server import MediaServer
 from tests.api.conftest import _add
 from tests.api.test_videos import _problem
-from tests.fixtures.media_server import MediaServer
 from ves.clock import now_rfc3339
-from ves.synthetic import ground_truth, lobby_scene
 
 pytestmark = pytest.mark.slow
 

@@ -14,11 +14,11 @@ from fastapi import FastAPI
 
 from api.app import create_app
 from api.audit import AuditRecorder
-from storage.audit import GENESIS, AuditEntry, AuditLog, chain_hash
-from storage.catalog import Catalog
+from storage.catalog.audit import GENESIS, AuditEntry, AuditLog, chain_hash
+from storage.catalog.database import Catalog
+from testkit.live_server import serve_app
 from tests.api.test_mcp import call, ok
 from tests.api.test_videos import _problem
-from tests.fixtures.live_server import serve_app
 from ves.settings import Settings
 
 VIDEO = "/api/product/videos/{video_id}"

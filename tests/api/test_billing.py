@@ -14,17 +14,17 @@ import httpx
 import pytest
 
 from api.app import create_app
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.records import Run
-from storage.runs import RunStore
-from storage.tenants import TenantStore
-from storage.usage import ALL, UsageStore, month_of
+from storage.artifacts.blobs import open_blob_store
+from storage.catalog.database import Catalog
+from storage.catalog.records import Run
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.usage import ALL, UsageStore, month_of
+from testkit.live_server import serve_app
+from testkit.media_server import MediaServer
+from testkit.submitters import QuietSubmitter
 from tests.api.conftest import InlineSubmitter
 from tests.api.test_videos import _problem
-from tests.fixtures.live_server import serve_app
-from tests.fixtures.media_server import MediaServer
-from tests.fixtures.submitters import QuietSubmitter
 from ves.clock import now_rfc3339
 from ves.plans import PlanLimits
 from ves.settings import Settings

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from tasks.export.verify import verify_bundle
+from testkit.media_server import MediaServer
 from tests.api.conftest import _add, _wait
-from tests.fixtures.media_server import MediaServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

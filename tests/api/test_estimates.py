@@ -9,10 +9,10 @@ from typing import Any
 import httpx
 import pytest
 
-from storage.catalog import Catalog
+from storage.catalog.database import Catalog
+from testkit.media_server import MediaServer
 from tests.api.conftest import _add, _wait
 from tests.api.test_videos import _problem
-from tests.fixtures.media_server import MediaServer
 from ves.plans import PlanLimits
 
 STAGES = {"decode", "sample", "detect", "track", "world_state", "timeline", "evidence", "cost"}

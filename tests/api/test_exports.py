@@ -15,11 +15,11 @@ from typing import Any
 import httpx
 import pytest
 
-from storage.catalog import Catalog
-from storage.tenants import TenantStore
-from storage.usage import ALL, add
-from stress.service import wait_state
+from storage.catalog.database import Catalog
+from storage.catalog.tenants import TenantStore
+from storage.catalog.usage import ALL, add
 from tasks.retention import sweep_retention
+from testkit.service import wait_state
 from tests.api.conftest import InlineSubmitter
 from tests.api.test_mcp import call, ok, refused
 from tests.api.test_videos import _problem

@@ -1,7 +1,7 @@
 """Live HLS over real HTTP: execute a live stream with follow, read it grow, stop it.
 
 The runs really process (``InlineSubmitter``: the real flow in a thread); the stream is a local
-live HLS server whose segments appear over time (``tests.fixtures.live_hls``).
+live HLS server whose segments appear over time (``testkit.live_hls``).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
+from synthetic import lobby_scene
+from testkit.live_hls import LiveHls
 from tests.api.conftest import _add, _wait
 from tests.api.test_videos import _problem
-from tests.fixtures.live_hls import LiveHls
-from ves.synthetic import lobby_scene
 
 pytestmark = pytest.mark.slow
 

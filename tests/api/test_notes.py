@@ -9,12 +9,12 @@ from typing import Any
 import httpx
 import pytest
 
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.reads import ArtifactReader
-from storage.runs import RunStore
-from storage.spans import canonical_sha256, published_form
-from storage.tenants import TenantStore
+from storage.artifacts.blobs import open_blob_store
+from storage.artifacts.reads import ArtifactReader
+from storage.artifacts.spans import canonical_sha256, published_form
+from storage.catalog.database import Catalog
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
 from tests.api.test_mcp import call, ok, refused
 from tests.api.test_videos import _problem
 from ves.settings import Settings

@@ -22,18 +22,18 @@ import pytest
 from api.app import create_app
 from flows.demo_clip import CLIP_NAME, ensure_demo_clip
 from flows.orchestrator import Submitter
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.rate_limits import RateLimit, RateLimiter
-from storage.records import Run
-from storage.tenants import TenantStore
-from storage.videos import VideoStore
+from storage.artifacts.blobs import open_blob_store
+from storage.catalog.database import Catalog
+from storage.catalog.rate_limits import RateLimit, RateLimiter
+from storage.catalog.records import Run
+from storage.catalog.tenants import TenantStore
+from storage.catalog.videos import VideoStore
+from synthetic import GroundTruth, SceneSpec, write_video
+from testkit.live_server import serve_app
+from testkit.submitters import QuietSubmitter
 from tests.api.conftest import InlineSubmitter, _wait
-from tests.fixtures.live_server import serve_app
 from tests.fixtures.settings_env import export_settings
-from tests.fixtures.submitters import QuietSubmitter
 from ves.settings import Settings
-from ves.synthetic import GroundTruth, SceneSpec, write_video
 
 DEMO = "/api/public/onboarding/demo-video"
 

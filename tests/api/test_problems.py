@@ -8,10 +8,10 @@ import httpx
 import pytest
 
 from api.app import create_app
-from storage.catalog import Catalog
-from storage.tenants import TenantStore
+from storage.catalog.database import Catalog
+from storage.catalog.tenants import TenantStore
+from testkit.live_server import serve_app
 from tests.api.test_videos import _problem
-from tests.fixtures.live_server import serve_app
 from ves.settings import Settings
 
 

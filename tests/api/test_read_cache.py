@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from api.read_cache import ReadCache, Rendered, matches
-from storage.catalog import Catalog
-from storage.retention import RetentionStore
+from storage.catalog.database import Catalog
+from storage.catalog.retention import RetentionStore
 from tests.api.conftest import _wait
 from tests.api.test_videos import _problem
 from ves import __version__

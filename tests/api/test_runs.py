@@ -12,10 +12,10 @@ from typing import Any
 import httpx
 import pytest
 
-from storage.spans import canonical_sha256
+from storage.artifacts.spans import canonical_sha256
+from testkit.media_server import MediaServer
 from tests.api.conftest import InlineSubmitter, _add, _wait
 from tests.api.test_videos import _problem
-from tests.fixtures.media_server import MediaServer
 from tests.fixtures.onnx_models import build_colour_detector
 from ves.settings import Settings
 

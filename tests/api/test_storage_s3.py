@@ -12,13 +12,13 @@ from typing import Any
 import httpx
 import pytest
 
-from storage.blobs import BlobStore, open_blob_store
-from storage.catalog import Catalog
-from storage.runs import RunStore
-from storage.tenants import TenantStore
+from storage.artifacts.blobs import BlobStore, open_blob_store
+from storage.catalog.database import Catalog
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
+from testkit.s3 import S3Server
 from tests.api.conftest import _wait
 from tests.api.test_videos import _problem, _upload_spec
-from tests.fixtures.s3 import S3Server
 from ves.settings import Settings
 
 pytestmark = pytest.mark.slow

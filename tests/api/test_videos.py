@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from testkit.media_server import MediaServer
 from tests.conftest import Client
-from tests.fixtures.media_server import MediaServer
 
 PROBLEM = "application/problem+json"
 
@@ -197,7 +197,7 @@ def test_another_tenants_videos_are_invisible_on_every_route(
             },
             "validation_error",
         ),
-        (  # a number of seconds is no RFC 3339 date-time (found by stress/fuzz.py)
+        (  # a number of seconds is no RFC 3339 date-time (found by stress/fuzz/run.py)
             {
                 "title": "x",
                 "source_type": "upload",

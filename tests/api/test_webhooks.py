@@ -13,15 +13,15 @@ import httpx
 import pytest
 
 from api.app import create_app
-from storage.catalog import Catalog
-from storage.records import Run
-from storage.tenants import TenantStore
-from storage.webhooks import Delivery
+from storage.catalog.database import Catalog
+from storage.catalog.records import Run
+from storage.catalog.tenants import TenantStore
+from storage.catalog.webhooks.store import Delivery
+from testkit.live_server import serve_app
+from testkit.media_server import MediaServer
+from testkit.submitters import QuietSubmitter
 from tests.api.conftest import _add, _wait
 from tests.conftest import Client
-from tests.fixtures.live_server import serve_app
-from tests.fixtures.media_server import MediaServer
-from tests.fixtures.submitters import QuietSubmitter
 from tests.fixtures.webhook_receiver import Script, WebhookReceiver
 from ves.clock import from_rfc3339
 from ves.plans import PlanLimits

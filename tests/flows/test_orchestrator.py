@@ -15,13 +15,13 @@ import pytest
 from sqlalchemy import text
 
 from flows.orchestrator import _SUBMIT_GRACE_S, close_flow_runs, reap, reap_exports
-from storage.artifacts import RunLayout
-from storage.catalog import Catalog
-from storage.exports import ExportStore
-from storage.records import Run
-from storage.runs import RunFailure, RunStore
-from storage.tenants import TenantStore
-from storage.videos import NewVideo, VideoStore
+from storage.artifacts.layout import RunLayout
+from storage.catalog.database import Catalog
+from storage.catalog.exports import ExportStore
+from storage.catalog.records import Run
+from storage.catalog.runs.store import RunFailure, RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.videos import NewVideo, VideoStore
 from ves.clock import to_rfc3339, utc_now
 from ves.settings import Settings
 
