@@ -8,8 +8,8 @@ from typing import Any
 
 from prefect import get_run_logger
 
-from storage.catalog import Catalog
-from storage.run_costs import CostSample, RunCostStore
+from storage.catalog.database import Catalog
+from storage.catalog.runs.costs import CostSample, RunCostStore
 from tasks.context import ComputeBudget, RunContext
 from tasks.cost.model import CostModel, Workload, fit_model
 from tasks.decode.stage import SourceInfo

@@ -10,12 +10,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from storage.artifacts import RunLayout
-from storage.blobs import BlobStore, open_blob_store
-from storage.catalog import Catalog
-from storage.runs import RunStore
-from storage.tenants import TenantStore
-from storage.videos import VideoStore
+from storage.artifacts.blobs import BlobStore, open_blob_store
+from storage.artifacts.layout import RunLayout
+from storage.catalog.database import Catalog
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.videos import VideoStore
 from tasks.options import RunOptions
 from ves.detector_mode import DetectorMode
 from ves.plans import PlanLimits

@@ -24,7 +24,7 @@ from api.schemas.webhooks import (
     WebhooksPublic,
 )
 from flows.orchestrator import sweep_deliveries
-from storage.webhooks import WebhookStore
+from storage.catalog.webhooks.store import WebhookStore
 from ves.netguard import check_url
 
 router = APIRouter(tags=["webhooks"])

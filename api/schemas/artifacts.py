@@ -1,5 +1,5 @@
 """Response models of a run's artifacts (operations 4 to 6), checked against the Parquet
-schemas in ``storage.schemas`` by a test, so the API and the files cannot drift apart."""
+schemas in ``storage.artifacts.schemas`` by a test, so the API and the files cannot drift apart."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, Literal, NotRequired
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from typing_extensions import TypedDict
 
-from storage.review_notes import Verdict
+from storage.catalog.review_notes import Verdict
 
 
 class ObjectPublic(BaseModel):

@@ -37,7 +37,7 @@ from typing import Literal
 import numpy as np
 from scipy.optimize import nnls
 
-from storage.run_costs import CostSample
+from storage.catalog.runs.costs import CostSample
 
 STAGES = ("decode", "sample", "detect", "track", "world_state", "timeline", "evidence", "cost")
 PARALLEL = ("sample", "detect")  # the stages chunks run side by side

@@ -9,7 +9,7 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NONE
 
-from storage.artifacts import COST, write_json
+from storage.artifacts.layout import COST, write_json
 from tasks.context import RunContext
 from ves.clock import to_rfc3339, utc_now
 

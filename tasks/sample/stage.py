@@ -23,7 +23,7 @@ import numpy.typing as npt
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
-from storage.artifacts import write_rows
+from storage.artifacts.layout import write_rows
 from tasks.context import RunContext
 from tasks.decode.stage import MAX_FRAME_RATE, SourceInfo, frame_budget, open_video
 from tasks.sample.frames import (

@@ -1,9 +1,9 @@
 """Perception on a fixed sample of random scenes, against their truth, through the real flow.
 
-Twelve seeded scenes from ``ves.synthetic.random_scene`` (resolutions, frame rates, containers,
+Twelve seeded scenes from ``synthetic.random_scene`` (resolutions, frame rates, containers,
 textured objects with stops and crossings, signs anywhere, cuts, lighting changes, noise and
 compression all drawn at random; the seeds were fixed before any figure was seen) are processed
-by ``process_video`` with the default detectors and scored by ``ves.synthetic.scoring``, the
+by ``process_video`` with the default detectors and scored by ``synthetic.scoring``, the
 same way ``benchmarks/perception.py`` scores its 200 scenes. The assertions are the targets of
 the benchmark, so a perception change that breaks them fails CI.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import pytest
 
-from storage.reads import ArtifactReader
-from tests.fixtures.perception import ScoredScene, run_scene
-from ves.synthetic import random_scene
-from ves.synthetic.scoring import summarise
+from storage.artifacts.reads import ArtifactReader
+from synthetic import random_scene
+from synthetic.scoring import summarise
+from testkit.perception import ScoredScene, run_scene
 
 SEEDS = range(9000, 9012)
 MODE = "motion+person+ocr"  # the service's default

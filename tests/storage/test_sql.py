@@ -17,10 +17,17 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pytest
 
-from storage.schemas import ARTIFACTS, SCHEMA_VERSION, doc_of
-from storage.sql import PARTITIONS, RUNS, analyst_connection, render_docs, run_query, view_names
+from storage.artifacts.analyst_views import (
+    PARTITIONS,
+    RUNS,
+    analyst_connection,
+    render_docs,
+    run_query,
+    view_names,
+)
+from storage.artifacts.schemas import ARTIFACTS, SCHEMA_VERSION, doc_of
+from testkit.s3 import S3Server
 from tests.fixtures.analyst_runs import PUBLISHED_EVENT_COUNTS, build_tree
-from tests.fixtures.s3 import S3Server
 from ves.errors import InvalidRequest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "artifacts.md"
@@ -155,7 +162,7 @@ def test_every_table_and_column_says_what_it_means() -> None:
 def test_docs_artifacts_md_is_rendered_from_the_schemas() -> None:
     assert DOCS.read_text() == render_docs(), (
         "docs/artifacts.md is stale; regenerate it with: "
-        ".venv/bin/python -m storage.sql --docs > docs/artifacts.md"
+        ".venv/bin/python -m storage.artifacts.analyst_views --docs > docs/artifacts.md"
     )
     assert f"schema version {SCHEMA_VERSION}" in DOCS.read_text()
 

@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 import api.openapi_doc
-from stress.fuzz import SHORT_MAX_EXAMPLES, render, run_fuzz
-from stress.fuzz_service import fuzz_target
+from stress.fuzz.run import SHORT_MAX_EXAMPLES, render, run_fuzz
+from stress.fuzz.service import fuzz_target
 
 pytestmark = pytest.mark.slow
 

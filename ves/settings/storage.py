@@ -21,7 +21,7 @@ class StorageSettings(SettingsGroup):
             "`postgresql://user:password@host/db` (psycopg 3) shared by every worker."
         ),
     )
-    # Blob storage: uploads, sources, thumbnails and artifacts (``storage/blobs.py``).
+    # Blob storage: uploads, sources, thumbnails and artifacts (``storage/artifacts/blobs.py``).
     storage_url: str | None = Field(
         None,
         description=(

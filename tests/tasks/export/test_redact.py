@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tasks.export.redact import Redactor, Region, TextBox, text_boxes_of
-from tests.tasks.export.redaction_truth import score_redaction
+from testkit.redaction_truth import score_redaction
 
 # Floors a little under benchmarks/redaction.py's figures (README, "Redaction").
 CASES = [  # face side on the canvas, canvas, thumbnail width, recall floor
