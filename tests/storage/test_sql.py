@@ -17,13 +17,11 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pytest
 
-from storage.schemas import ARTIFACTS, SCHEMA_VERSION, doc_of
-from storage.sql import PARTITIONS, RUNS, analyst_connection, render_docs, run_query, view_names
+from storage.schemas import ARTIFACTS, doc_of
+from storage.sql import PARTITIONS, RUNS, analyst_connection, run_query, view_names
 from tests.fixtures.analyst_runs import PUBLISHED_EVENT_COUNTS, build_tree
 from tests.fixtures.s3 import S3Server
 from ves.errors import InvalidRequest
-
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "artifacts.md"
 
 Opener = Callable[[Path], duckdb.DuckDBPyConnection]
 
@@ -150,14 +148,6 @@ def test_every_table_and_column_says_what_it_means() -> None:
     for name, schema in [*ARTIFACTS.items(), ("runs", RUNS)]:
         assert doc_of(schema), f"table {name} has no doc"
         assert undocumented(list(schema), f"{name}.") == []
-
-
-def test_docs_artifacts_md_is_rendered_from_the_schemas() -> None:
-    assert DOCS.read_text() == render_docs(), (
-        "docs/artifacts.md is stale; regenerate it with: "
-        ".venv/bin/python -m storage.sql --docs > docs/artifacts.md"
-    )
-    assert f"schema version {SCHEMA_VERSION}" in DOCS.read_text()
 
 
 def test_the_manifest_names_the_files_a_view_reads(data_dir: Path) -> None:
