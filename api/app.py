@@ -31,11 +31,11 @@ from api.routes import (
 from ask.phrasing import LlmPhraser
 from ask.world import WorldCache
 from flows.orchestrator import PrefectSubmitter, Submitter
-from storage.audit import AuditLog
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.reads import ArtifactReader
-from storage.runs import RunStore
+from storage.artifacts.blobs import open_blob_store
+from storage.artifacts.reads import ArtifactReader
+from storage.catalog.audit import AuditLog
+from storage.catalog.database import Catalog
+from storage.catalog.runs.store import RunStore
 from tasks.options import service_detector_mode
 from ves import __version__
 from ves.settings import Settings

@@ -1,4 +1,4 @@
-"""Recording the audit trail (``storage.audit``) of the REST routes and the MCP tools.
+"""Recording the audit trail (``storage.catalog.audit``) of the REST routes and the MCP tools.
 
 One place for the routes: ``AuditedRoute``, the route class of every router whose routes touch
 videos (videos, runs, artifacts, ask, audit). Once a route has answered (or raised), it appends
@@ -47,8 +47,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from api.auth import client_address
-from storage.audit import AuditEntry, AuditLog
-from storage.records import Tenant
+from storage.catalog.audit import AuditEntry, AuditLog
+from storage.catalog.records import Tenant
 from ves.clock import now_rfc3339
 from ves.errors import VesError
 

@@ -29,9 +29,9 @@ from collections.abc import Callable
 from fastapi.security import HTTPAuthorizationCredentials
 from starlette.requests import HTTPConnection
 
-from storage.catalog import Catalog
-from storage.records import Tenant
-from storage.tenants import TenantStore
+from storage.catalog.database import Catalog
+from storage.catalog.records import Tenant
+from storage.catalog.tenants import TenantStore
 from ves.errors import RateLimited, Unauthorized
 
 log = logging.getLogger("ves.api")

@@ -15,13 +15,13 @@ from api.audit import TENANT_STATE
 from api.auth import AuthFailures, authenticate, client_address
 from api.read_cache import ReadCache
 from flows.orchestrator import Submitter
-from storage.blobs import BlobStore
-from storage.catalog import Catalog
-from storage.reads import ArtifactReader
-from storage.records import Tenant
-from storage.runs import RunStore
-from storage.videos import VideoStore
-from storage.views import RunViews
+from storage.artifacts.blobs import BlobStore
+from storage.artifacts.reads import ArtifactReader
+from storage.artifacts.served import RunViews
+from storage.catalog.database import Catalog
+from storage.catalog.records import Tenant
+from storage.catalog.runs.store import RunStore
+from storage.catalog.videos import VideoStore
 from ves.settings import Settings
 
 _bearer = HTTPBearer(auto_error=False, description="An API key from `ves keys create`.")

@@ -11,7 +11,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from fastapi import FastAPI
 
 from flows.orchestrator import Submitter, reap
-from storage.runs import RunStore
+from storage.catalog.runs.store import RunStore
 from ves.settings import Settings
 
 log = logging.getLogger("ves.api")

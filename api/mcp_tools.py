@@ -1,7 +1,8 @@
 """The MCP tools: each one a REST operation, for the tenant whose key came with the request.
 
 Tools take their services from the FastAPI app (``request.app.state``), exactly as the routes'
-dependencies do, and call the same operations (``api.operations``, ``storage.views``) as the routes,
+dependencies do, and call the same operations (``api.operations``,
+``storage.artifacts.served``) as the routes,
 so both surfaces check the same plan limits and sources and answer the same documents. Catalog and
 DuckDB work runs in the SDK's worker threads (the tools are plain functions), like the REST routes
 in FastAPI's threadpool."""
@@ -34,10 +35,10 @@ from api.schemas.exports import ExportCreate
 from api.schemas.notes import NoteCreate
 from api.schemas.runs import ExecuteAccepted
 from api.schemas.videos import VideoCreate
-from storage.records import Tenant
-from storage.runs import RunStore
-from storage.videos import VideoStore
-from storage.views import RunViews
+from storage.artifacts.served import RunViews
+from storage.catalog.records import Tenant
+from storage.catalog.runs.store import RunStore
+from storage.catalog.videos import VideoStore
 from tasks.options import RunOptions
 from ves.errors import Unauthorized, ValidationFailed, VesError
 

@@ -4,7 +4,7 @@ FastAPI documents what a route declares; the answers that come from elsewhere (t
 middleware's 413 and 415, the problem handlers' 400 and 422, the key check's 401) and the headers
 every answer carries would otherwise be missing, and a problem's model would sit under
 ``application/json`` while the body is sent as ``application/problem+json``. A client generated
-from the description, or a fuzzer checking answers against it (``stress/fuzz.py``), would then
+from the description, or a fuzzer checking answers against it (``stress/fuzz/run.py``), would then
 be told less than the service does. This module completes the description once, from the route
 table, so a new route is documented the same way without repeating it.
 """

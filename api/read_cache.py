@@ -23,7 +23,7 @@ from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
-from storage.records import Run
+from storage.catalog.records import Run
 from ves import __version__
 
 CacheKey = tuple[str, str, str, str]  # tenant id, run id, artifacts path, what

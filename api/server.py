@@ -5,7 +5,7 @@
 uvicorn closes a connection that stays idle between two requests (``timeout_keep_alive``, 5 s),
 but not one that is in the middle of sending a request's line and headers: a client sending them
 a byte a second (slowloris) held its connection for as long as it liked, and enough of them take
-every file descriptor of the API process (``stress/slow_clients.py``). This runs the same app
+every file descriptor of the API process (``stress/slow_clients/run.py``). This runs the same app
 (``api.main:app``, as ``uvicorn api.main:app --factory``) with uvicorn's h11 protocol plus one
 deadline: the request line and headers must arrive within ``VES_HEADER_TIMEOUT_S`` of the
 connection's opening, or of the end of its previous answer; past it the API answers 408

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ask.types import Citation, Coverage
-from storage.artifacts import COST
-from storage.reads import ArtifactReader
+from storage.artifacts.layout import COST
+from storage.artifacts.reads import ArtifactReader
 from tasks.detect.detectors.mode import DetectorMode
 
 TEXT = "text"

@@ -1,6 +1,6 @@
 """The synthetic clips of ``benchmarks/pipeline.py``: size, B-frames and noise chosen per case.
 
-``ves.synthetic.write_video`` always keeps x264's default B-frames (except in MPEG-TS), so the
+``synthetic.write_video`` always keeps x264's default B-frames (except in MPEG-TS), so the
 clips are encoded here from frames its renderer draws, with ``bf=0`` when a case asks for none.
 A 10-minute clip is its 60 s clip repeated ten times by stream copy (every 60 s clip starts on
 an IDR frame, x264 makes closed GOPs): decoding it costs what ten minutes cost, and it is made in
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import av
 
-from ves.synthetic import demo_scene, render_frame, scale_scene
-from ves.synthetic.scene import SceneSpec
+from synthetic import demo_scene, render_frame, scale_scene
+from synthetic.scene import SceneSpec
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 FPS = 30

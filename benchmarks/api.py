@@ -43,13 +43,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.app import create_app
 from benchmarks.ask import CACHE, hour_scene, sha256_of, ticking
-from storage.catalog import Catalog
-from storage.tenants import TenantStore
-from storage.videos import NewVideo, VideoStore
-from tests.fixtures.live_server import free_port, serve_app
+from storage.catalog.database import Catalog
+from storage.catalog.tenants import TenantStore
+from storage.catalog.videos import NewVideo, VideoStore
+from synthetic import SceneSpec, write_video
+from testkit.live_server import free_port, serve_app
 from ves.plans import PlanLimits
 from ves.settings import Settings
-from ves.synthetic import SceneSpec, write_video
 
 LONG_S = 600.0
 LONG_VIDEO = CACHE / "api-10min.mp4"
@@ -130,7 +130,7 @@ def process_child() -> None:
     from prefect.testing.utilities import prefect_test_harness
 
     from flows.process_video import ProcessVideoParams, process_video
-    from storage.runs import RunStore
+    from storage.catalog.runs.store import RunStore
 
     catalog = Catalog.from_settings(Settings())
     tenants = TenantStore(catalog)

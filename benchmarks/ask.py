@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/ask.py [--fresh] [--reprocess] [--sample-fps N] [--repeats 20]
 
 A 60-minute 320x240 10 fps clip is built by repeating the 20 s lobby story of
-``ves.synthetic.lobby_scene`` 180 times (repeat k's objects, its "EXIT 3" sign and its scene cut
+``synthetic.lobby_scene`` 180 times (repeat k's objects, its "EXIT 3" sign and its scene cut
 shifted by 20*k s; one "LOBBY" sign for the whole hour) and cached as
 ``benchmarks/.cache/ask-hour.mp4`` (rendering takes a few minutes, once). The real
 ``process-video`` flow processes it once, in a fresh process under a temporary Prefect server,
@@ -11,7 +11,7 @@ with the service's default detector mode (motion+ocr) and sample rate unless ``-
 says otherwise; its data folder is kept in ``benchmarks/.cache/ask-hour-data/`` and the published
 run folder is recorded in ``run.json`` there, so later runs of this script only measure.
 
-Then, in this process, against one ``storage.reads.ArtifactReader``:
+Then, in this process, against one ``storage.artifacts.reads.ArtifactReader``:
   * baseline: a plain DuckDB read of the run's ``events.parquet`` (median of 20);
   * cold: ``ask.world.load_world`` on the run, what the first question on a run pays (median
     of 5);
@@ -47,9 +47,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ask.engine import answer_question
 from ask.types import Answer
 from ask.world import RunWorld, load_world
-from storage.artifacts import COST
-from storage.reads import ArtifactReader
-from ves.synthetic import MovingObject, SceneSpec, TextSign, lobby_scene, write_video
+from storage.artifacts.layout import COST
+from storage.artifacts.reads import ArtifactReader
+from synthetic import MovingObject, SceneSpec, TextSign, lobby_scene, write_video
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 VIDEO = CACHE / "ask-hour.mp4"
@@ -165,10 +165,10 @@ def child(path: Path, options: dict[str, Any]) -> None:
     from prefect.testing.utilities import prefect_test_harness
 
     from flows.process_video import ProcessVideoParams, process_video
-    from storage.catalog import Catalog
-    from storage.runs import RunStore
-    from storage.tenants import TenantStore
-    from storage.videos import NewVideo, VideoStore
+    from storage.catalog.database import Catalog
+    from storage.catalog.runs.store import RunStore
+    from storage.catalog.tenants import TenantStore
+    from storage.catalog.videos import NewVideo, VideoStore
 
     catalog = Catalog.open(DATA / "catalog.sqlite3")
     tenants = TenantStore(catalog)

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/chunks.py [--scenes 12] [--seed 0] [--chunk-s 10] [--skip-speed]
 
-1. Truth: random long scenes (``ves.synthetic.random_scene``, 30..60 s, profile "long") are
+1. Truth: random long scenes (``synthetic.random_scene``, 30..60 s, profile "long") are
    processed whole and in chunks of ``--chunk-s`` (10 s: three to six borders per scene, each
    crossed by objects and signs), and both are scored against the scenes' truth as
    ``benchmarks/perception.py`` does. A join that loses, doubles or renames what crosses a
@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._clips import ClipSpec, make_clip
 from benchmarks.pipeline import DEFAULT_MODE, clip, measure_in_child, plain_decode
-from ves.synthetic import random_scene
-from ves.synthetic.scoring import summarise
+from synthetic import random_scene
+from synthetic.scoring import summarise
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "perception"
 TRUTH_MODE = "motion+ocr"
@@ -46,8 +46,8 @@ def truth(scenes: int, seed: int, chunk_s: float) -> None:
     from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    from storage.reads import ArtifactReader
-    from tests.fixtures.perception import run_scene
+    from storage.artifacts.reads import ArtifactReader
+    from testkit.perception import run_scene
 
     seeds = [seed * 100_000 + i for i in range(scenes)]
     scores: dict[str, list] = {"whole": [], "chunks": []}

@@ -3,9 +3,9 @@
     .venv/bin/python benchmarks/classes.py [--seconds 60] [--skip-speed]
 
 1. ``vtest.avi`` (OpenCV's pedestrian sample, fetched from Debian's ``opencv-doc``; see
-   ``tests/fixtures/vtest.py``) is processed by the real flow in the default mode
+   ``testkit/vtest.py``) is processed by the real flow in the default mode
    (``motion+person+ocr``) and scored against the 40 hand-labelled frames of
-   ``tests/data/vtest_people.json`` (``tests/fixtures/people_truth.py``): person precision and
+   ``testkit/data/vtest_people.json`` (``testkit/people_truth.py``): person precision and
    recall at IoU 0.5 per frame, for the person detector's own boxes and for the scene graph's
    person objects' boxes, and track-level class accuracy (moving objects whose class is right).
 2. Faces: CenterFace on scikit-image's packaged photos (the astronaut's hand-drawn face box;
@@ -33,13 +33,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.pipeline import clip, measure_in_child, run_flow
-from tests.fixtures.people_truth import load_labels, score_boxes, score_tracks
-from tests.fixtures.vtest import vtest_path
-from tests.tasks.detect.face_truth import ASTRONAUT_FACE, lfw_recall, photo
+from testkit.face_truth import ASTRONAUT_FACE, lfw_recall, photo
+from testkit.people_truth import load_labels, score_boxes, score_tracks
+from testkit.vtest import vtest_path
 
 MODES = ("motion+ocr", "motion+person+ocr", "motion+person+face+ocr")
 VTEST_FPS = 10.0
-IDENTITIES = Path(__file__).resolve().parent.parent / "tests" / "data" / "vtest_identities.json"
+IDENTITIES = Path(__file__).resolve().parent.parent / "testkit" / "data" / "vtest_identities.json"
 
 
 def vtest_accuracy(path: Path) -> None:
@@ -47,8 +47,8 @@ def vtest_accuracy(path: Path) -> None:
 
     from ask.engine import answer_question
     from ask.world import load_world
-    from storage.artifacts import read_rows
-    from storage.reads import ArtifactReader
+    from storage.artifacts.layout import read_rows
+    from storage.artifacts.reads import ArtifactReader
 
     with tempfile.TemporaryDirectory() as tmp, prefect_test_harness(server_startup_timeout=180):
         os.environ["VES_DATA_DIR"] = tmp
@@ -78,7 +78,7 @@ def vtest_accuracy(path: Path) -> None:
     print(f"objects: {classes.count('person')} person, {classes.count('motion')} motion")
     identities = json.loads(IDENTITIES.read_text())
     print(
-        f'"How many people appeared?" -> "{asked}." Truth (tests/data/vtest_identities.json): '
+        f'"How many people appeared?" -> "{asked}." Truth (testkit/data/vtest_identities.json): '
         f"{identities['distinct_people']} distinct people, visible in 21 stretches (most leave "
         "and come back; some walk in pairs)"
     )

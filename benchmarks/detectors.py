@@ -35,12 +35,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _yolo_sized import build_yolo_sized
 from pipeline import CACHE, clip, measure_in_child, plain_decode
 
+from synthetic import lobby_scene, render_frame, scale_scene, write_video
 from tasks.detect.detectors.base import FrameView
 from tasks.detect.detectors.motion import MotionDetector
 from tasks.detect.detectors.ocr import OcrConfig, OcrDetector
 from tasks.detect.detectors.yolo import YoloConfig, YoloDetector
 from tasks.detections import Detections
-from ves.synthetic import lobby_scene, render_frame, scale_scene, write_video
 
 SIZES = {"720p": (1280, 720), "1080p": (1920, 1080)}
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/estimate.py [--short 8] [--long 4] [--seed 0] [--mode motion+ocr]
 
-Random synthetic scenes (``ves.synthetic.random_scene``: 852x480 to 1920x1080, 15 to 30 fps,
+Random synthetic scenes (``synthetic.random_scene``: 852x480 to 1920x1080, 15 to 30 fps,
 10..20 s "short" and 30..60 s "long" ones, moving objects, signs, cuts, lighting and noise drawn
 per seed) are processed by the real flow, in-process under a temporary Prefect server as the
 other benchmarks do, after one warm-up run that is not counted. Each run records its measured
@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from storage.run_costs import CostSample
+from storage.catalog.runs.costs import CostSample
 from tasks.cost.model import CostModel, Workload, fallback_model, fit_model
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "estimate"
@@ -38,9 +38,9 @@ TARGET = 0.25  # p90 of the wall time's absolute relative error
 def process(scenes: list, mode: str, data_dir: Path) -> list[CostSample]:
     """Run each scene through the real flow; the samples its runs recorded (warm-up excluded)."""
     from flows.process_video import ProcessVideoParams, process_video
-    from storage.catalog import Catalog
-    from storage.run_costs import RunCostStore
-    from tests.fixtures.perception import _queue, scene_video
+    from storage.catalog.database import Catalog
+    from storage.catalog.runs.costs import RunCostStore
+    from testkit.perception import _queue, scene_video
 
     catalog = Catalog.open(data_dir / "catalog.sqlite3")
     for n, scene in enumerate(scenes):
@@ -135,7 +135,7 @@ def main() -> None:
     from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    from ves.synthetic import random_scenes
+    from synthetic import random_scenes
 
     scenes = random_scenes(args.short + 1, args.seed, profile="short")
     scenes += random_scenes(args.long, args.seed + 1, profile="long")

@@ -38,9 +38,9 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.pipeline import clip
-from tests.cli.test_supervisor import _wait_for_banner
-from tests.fixtures.live_server import free_port
-from tests.fixtures.topology import plans_env
+from testkit.live_server import free_port
+from testkit.service import wait_for_banner
+from testkit.topology import plans_env
 
 
 def start_service(root: Path) -> tuple[subprocess.Popen[str], str, dict[str, str]]:
@@ -61,7 +61,7 @@ def start_service(root: Path) -> tuple[subprocess.Popen[str], str, dict[str, str
         text=True,
         start_new_session=True,
     )
-    _wait_for_banner(service, timeout_s=180)
+    wait_for_banner(service, timeout_s=180)
     # Keep reading the service's output (into its log): a full pipe would block its API.
     log = (root / "serve.log").open("w")
     threading.Thread(target=shutil.copyfileobj, args=(service.stdout, log), daemon=True).start()

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/live.py [--minutes 2] [--window-s 10] [--speed 8]
 
-A lobby scene stretched to ``--minutes`` (``ves.synthetic.scale_scene``: the same story, slower)
+A lobby scene stretched to ``--minutes`` (``synthetic.scale_scene``: the same story, slower)
 is served live by the test's live HLS server (2 s segments, ``--speed`` times faster than real
 time, so the benchmark does not take the stream's length) and executed with ``follow`` and
 ``window_s``, in the real ``process-video`` flow under a temporary Prefect server, until the
@@ -33,10 +33,10 @@ def _one_piece(data: Path, url: str) -> int:
     import pyarrow.parquet as pq
 
     from flows.process_video import ProcessVideoParams, process_video
-    from storage.catalog import Catalog
-    from storage.runs import RunStore
-    from storage.tenants import TenantStore
-    from storage.videos import NewVideo, VideoStore
+    from storage.catalog.database import Catalog
+    from storage.catalog.runs.store import RunStore
+    from storage.catalog.tenants import TenantStore
+    from storage.catalog.videos import NewVideo, VideoStore
 
     catalog = Catalog.open(data / "catalog.sqlite3")
     tenant = TenantStore(catalog).create_tenant("bench-vod").tenant_id
@@ -49,11 +49,11 @@ def _one_piece(data: Path, url: str) -> int:
 
 def _session(data: Path, url: str, window_s: float) -> list[str]:
     from flows.process_video import ProcessVideoParams, process_video
-    from storage.catalog import Catalog
-    from storage.live_runs import LiveRunStore
-    from storage.runs import RunStore
-    from storage.tenants import TenantStore
-    from storage.videos import NewVideo, VideoStore
+    from storage.catalog.database import Catalog
+    from storage.catalog.runs.live import LiveRunStore
+    from storage.catalog.runs.store import RunStore
+    from storage.catalog.tenants import TenantStore
+    from storage.catalog.videos import NewVideo, VideoStore
 
     catalog = Catalog.open(data / "catalog.sqlite3")
     tenant = TenantStore(catalog).create_tenant("bench").tenant_id
@@ -80,9 +80,9 @@ def main() -> None:
 
     from prefect.testing.utilities import prefect_test_harness
 
-    from tests.fixtures.live_hls import LiveHls
-    from tests.fixtures.media_server import MediaServer
-    from ves.synthetic import ground_truth, lobby_scene, scale_scene
+    from synthetic import ground_truth, lobby_scene, scale_scene
+    from testkit.live_hls import LiveHls
+    from testkit.media_server import MediaServer
 
     scene = scale_scene(lobby_scene(), width=320, height=240, duration_s=args.minutes * 60)
     truth = ground_truth(scene)

@@ -2,11 +2,11 @@
 
     .venv/bin/python benchmarks/perception.py [--scenes 200] [--seed 0] [--modes motion+ocr,motion]
 
-Each scene comes from ``ves.synthetic.random_scene`` (seeded: 480p/720p/1080p, 15/25/30 fps,
+Each scene comes from ``synthetic.random_scene`` (seeded: 480p/720p/1080p, 15/25/30 fps,
 mp4/mkv, textured and gradient objects of 30..250 px with stops and crossings, 0..3 signs of
 28..80 px anywhere and at any time, scene cuts, lighting steps and drifts, noise, clean to heavy
 compression). Every scene is processed by ``process_video`` in-process under a temporary Prefect
-server, read back from its Parquet and scored by ``ves.synthetic.scoring`` (see its docstring for
+server, read back from its Parquet and scored by ``synthetic.scoring`` (see its docstring for
 how objects, identities and texts are matched). One table per detector mode; the targets are
 those of the default mode (``motion+ocr``). Encoded scenes are cached in benchmarks/.cache.
 """
@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from storage.reads import ArtifactReader
-from tests.fixtures.perception import ScoredScene, run_scene
-from ves.synthetic import random_scene
-from ves.synthetic.scoring import summarise
+from storage.artifacts.reads import ArtifactReader
+from synthetic import random_scene
+from synthetic.scoring import summarise
+from testkit.perception import ScoredScene, run_scene
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "perception"
 

@@ -45,7 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._clips import ClipSpec, make_clip
-from ves.synthetic import demo_scene, scale_scene, write_video
+from synthetic import demo_scene, scale_scene, write_video
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -81,7 +81,7 @@ DECODE_TECHNIQUES: tuple[tuple[str, Literal["NONREF", "BIDIR"] | None, bool], ..
     ("every frame (the plain decode)", None, False),
     ("non-reference frames skipped (the flow at <= 1/3 of the frame rate)", "NONREF", False),
     ("  and no deblocking filter (the flow's default)", "NONREF", True),
-    ("every B-frame skipped, no deblocking (not taken: see README)", "BIDIR", True),
+    ("every B-frame skipped, no deblocking (not taken: see docs)", "BIDIR", True),
 )
 
 
@@ -128,11 +128,11 @@ def run_flow(
     """Process ``path`` with the flow (execute ``options``); returns its wall time, its
     cost.json and its published folder."""
     from flows.process_video import ProcessVideoParams, process_video
-    from storage.artifacts import sha256_file
-    from storage.catalog import Catalog
-    from storage.runs import RunStore
-    from storage.tenants import TenantStore
-    from storage.videos import NewVideo, VideoStore
+    from storage.artifacts.layout import sha256_file
+    from storage.catalog.database import Catalog
+    from storage.catalog.runs.store import RunStore
+    from storage.catalog.tenants import TenantStore
+    from storage.catalog.videos import NewVideo, VideoStore
 
     catalog = Catalog.open(data_dir / "catalog.sqlite3")
     tenants = TenantStore(catalog)

@@ -2,11 +2,11 @@
 
     .venv/bin/python benchmarks/redaction.py [--faces 100]
 
-lfw_subset's 100 faces (``tests/tasks/detect/face_truth.py``) are pasted at 100, 50 and 25 px
+lfw_subset's 100 faces (``testkit/face_truth.py``) are pasted at 100, 50 and 25 px
 on 1280 px canvases (a clip's largest frame), and at thumbnail scale: the same canvases shrunk to
 320 px wide as the sample stage makes thumbnails (area averaging), so a 100 px face becomes 25 px
 and a 50 px face 12.5 px. A face is redacted when >= 90 % of its true box's pixels changed
-(``tests/tasks/export/redaction_truth.py``); collateral is the share of the other pixels changed.
+(``testkit/redaction_truth.py``); collateral is the share of the other pixels changed.
 Cost: ms per frame of ``Redactor.frame`` (faces and text) at 320 x 180 and 1280 x 720.
 """
 
@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tasks.export.redact import Redactor, TextBox
-from tests.tasks.export.redaction_truth import score_redaction
+from testkit.redaction_truth import score_redaction
 
 CANVAS = 1280
 THUMB_WIDTH = 320

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/scale.py [--videos 8] [--seconds 60] [--configs all]
 
 Starts, from packages and on this machine only, a PostgreSQL server (Debian's postgresql-15), an
-S3-compatible server (moto), and for each configuration a fresh topology (tests/fixtures/
+S3-compatible server (moto), and for each configuration a fresh topology (testkit/
 topology.py): the API with the Prefect server on PostgreSQL, and N ``ves worker`` processes that
 share no folder. Two tenants register half of the videos each (a cached synthetic 60 s 720p clip
 served over HTTP) and execute them all at once. Each worker runs one flow at a time
@@ -36,11 +36,11 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.fixtures.media_server import MediaServer
-from tests.fixtures.postgres import PostgresServer, start_postgres
-from tests.fixtures.s3 import start_s3_server
-from tests.fixtures.topology import Engines, Topology, plans_env, run_topology
-from ves.synthetic import demo_scene, scale_scene, write_video
+from synthetic import demo_scene, scale_scene, write_video
+from testkit.media_server import MediaServer
+from testkit.postgres import PostgresServer, start_postgres
+from testkit.s3 import start_s3_server
+from testkit.topology import Engines, Topology, plans_env, run_topology
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 CONFIGS = {"1": (1, False), "2": (2, False), "1-pinned": (1, True), "2-pinned": (2, True)}

@@ -33,7 +33,7 @@ from ves.errors import InvalidRequest, VesError
 from ves.settings import Settings
 
 if TYPE_CHECKING:
-    from storage.tenants import TenantStore
+    from storage.catalog.tenants import TenantStore
 
 # Each command imports what it needs when it runs: `ves verify` (offline, on any machine) and
 # `ves keys` then start in a fraction of the time that importing Prefect, DuckDB and the
@@ -42,8 +42,8 @@ FORMATS = ("table", "csv", "json")  # of `ves sql` (cli/sql_shell.py prints them
 
 
 def _catalog(settings: Settings) -> TenantStore:
-    from storage.catalog import Catalog
-    from storage.tenants import TenantStore
+    from storage.catalog.database import Catalog
+    from storage.catalog.tenants import TenantStore
 
     return TenantStore(Catalog.from_settings(settings))
 
@@ -86,7 +86,7 @@ def cmd_tenants_list(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_retention_sweep(settings: Settings, args: argparse.Namespace) -> int:
-    from storage.catalog import Catalog
+    from storage.catalog.database import Catalog
     from tasks.retention import sweep_retention
 
     report = sweep_retention(settings, Catalog.from_settings(settings), dry_run=args.dry_run)
@@ -97,9 +97,9 @@ def cmd_retention_sweep(settings: Settings, args: argparse.Namespace) -> int:
 
 def cmd_audit_verify(settings: Settings, args: argparse.Namespace) -> int:
     """One line per tenant's chain: records checked and the first broken link; exit 1 if any."""
-    from storage.audit import AuditLog
-    from storage.catalog import Catalog
-    from storage.tenants import TenantStore
+    from storage.catalog.audit import AuditLog
+    from storage.catalog.database import Catalog
+    from storage.catalog.tenants import TenantStore
 
     catalog = Catalog.from_settings(settings)
     tenant_id = None
@@ -118,7 +118,7 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
     """What ``GET /readyz`` answers, one line a part; exit 0 only when every part is ok."""
     from cli.supervisor import prefect_env
     from flows.readiness import check_readiness
-    from storage.catalog import Catalog
+    from storage.catalog.database import Catalog
 
     os.environ.setdefault("PREFECT_API_URL", prefect_env(settings)["PREFECT_API_URL"])
     readiness = check_readiness(settings, Catalog.from_settings(settings))
@@ -131,8 +131,8 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_sql(settings: Settings, args: argparse.Namespace) -> int:
     """One query, or a prompt, over every published run of the blob store (local or S3)."""
     from cli.sql_shell import print_result, prompt
-    from storage.blobs import open_blob_store
-    from storage.sql import analyst_connection, run_query
+    from storage.artifacts.analyst_views import analyst_connection, run_query
+    from storage.artifacts.blobs import open_blob_store
 
     store = open_blob_store(settings)
     conn = analyst_connection(store.filesystem, store.root)

@@ -1,5 +1,5 @@
 """``ves sql``'s output and prompt: query results as an aligned table, CSV or JSON, and a loop
-that reads statements up to ``;``. The SQL itself runs in ``storage.sql``."""
+that reads statements up to ``;``. The SQL itself runs in ``storage.artifacts.analyst_views``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any, TextIO
 import duckdb
 import pyarrow as pa
 
-from storage.sql import run_query, view_names
+from storage.artifacts.analyst_views import run_query, view_names
 from ves.errors import InvalidRequest
 
 

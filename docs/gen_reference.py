@@ -38,8 +38,8 @@ if str(ROOT) not in sys.path:  # run as a script: the project's packages sit bes
     sys.path.insert(0, str(ROOT))
 
 # The artifact schemas, imported in this one place (the module moves as storage/ is reorganised).
-from storage import schemas as artifact_schemas  # noqa: E402
-from storage.sql import RUNS  # noqa: E402
+from storage.artifacts import schemas as artifact_schemas  # noqa: E402
+from storage.artifacts.analyst_views import RUNS  # noqa: E402
 from ves.errors import VesError  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parent / "reference"

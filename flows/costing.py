@@ -1,5 +1,5 @@
 """The flow's part of estimates and caps: a capped run's compute budget, why a run was truncated,
-and the run's measured figures kept for the cost model (README "Estimates and caps")."""
+and the run's measured figures kept for the cost model (docs/how-to/estimates.md)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 from prefect import get_run_logger
 
-from storage.catalog import Catalog
-from storage.run_costs import CostSample, RunCostStore
+from storage.catalog.database import Catalog
+from storage.catalog.runs.costs import CostSample, RunCostStore
 from tasks.context import ComputeBudget, RunContext
 from tasks.cost.model import CostModel, Workload, fit_model
 from tasks.decode.stage import SourceInfo

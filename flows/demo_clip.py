@@ -5,7 +5,7 @@ only and later demos reuse the file. The clip appears atomically (encoded under 
 then renamed), so a request never sees half a file. Threads of one process wait for the one that
 renders; two processes starting their very first demo at the same moment may each render once,
 and the last rename wins, which is harmless: each workspace takes its own copy of whichever
-complete clip it found (``storage.uploads.stage_copy``).
+complete clip it found (``storage.artifacts.uploads.stage_copy``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import threading
 import uuid
 from pathlib import Path
 
-from ves.synthetic import demo_scene, write_video
+from synthetic import demo_scene, write_video
 
 CLIP_NAME = "demo.mp4"
 
@@ -24,7 +24,7 @@ _render_lock = threading.Lock()
 def ensure_demo_clip(directory: Path) -> Path:
     """The demo clip in ``directory``, rendered first if it is not there yet.
 
-    The scene (``ves.synthetic.demo_scene``) has three figures that move (one of them dwells),
+    The scene (``synthetic.demo_scene``) has three figures that move (one of them dwells),
     two signs with text and a scene cut, so every artifact of a run has content.
     """
     clip = directory / CLIP_NAME

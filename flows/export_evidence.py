@@ -20,16 +20,16 @@ from prefect import flow, get_run_logger
 from pydantic import BaseModel
 
 from flows.webhook_dispatch import hand_over
-from storage.artifacts import sha256_file
-from storage.audit import AuditLog
-from storage.blobs import BlobStore, open_blob_store
-from storage.catalog import Catalog
-from storage.exports import Bundle, Export, ExportStore, bundle_folder, bundle_key
-from storage.reads import ArtifactReader
-from storage.records import Run, Video
-from storage.review_notes import ReviewNoteStore
-from storage.runs import RunStore
-from storage.videos import VideoStore
+from storage.artifacts.blobs import BlobStore, open_blob_store
+from storage.artifacts.layout import sha256_file
+from storage.artifacts.reads import ArtifactReader
+from storage.catalog.audit import AuditLog
+from storage.catalog.database import Catalog
+from storage.catalog.exports import Bundle, Export, ExportStore, bundle_folder, bundle_key
+from storage.catalog.records import Run, Video
+from storage.catalog.review_notes import ReviewNoteStore
+from storage.catalog.runs.store import RunStore
+from storage.catalog.videos import VideoStore
 from tasks.context import SourceRef, beating
 from tasks.decode.stage import acquire_source
 from tasks.export.stage import ExportRequest, Selection, write_export

@@ -5,7 +5,7 @@ live edge (``tasks.decode.live``) for one window of ``window_s`` (the plan's ``l
 default), analyses the window as a chunk (``tasks.chunk.window``), joins every window of the
 session so far, runs the later stages over the joined whole and publishes. With ``follow`` it
 goes on: the window's run succeeds and the next window's run starts in the same transaction
-(``storage.live_runs``), and the next window begins at the next media sequence number. The
+(``storage.catalog.runs.live``), and the next window begins at the next media sequence number. The
 session ends when a stop is asked (``POST .../runs/{run_id}/stop``: the window closes at once and
 publishes what it has), when the plan's processed seconds this month run out (the window stops
 before passing them), when the run's duration bound is reached (which bounds the joins), or when
@@ -31,10 +31,10 @@ from typing import Any
 from prefect import get_run_logger
 
 from flows.webhook_dispatch import hand_over
-from storage.artifacts import discard_run, publish, published_bytes, write_rows
-from storage.catalog import Catalog
-from storage.live_runs import LiveRunStore
-from storage.retention import RetentionStore
+from storage.artifacts.layout import discard_run, publish, published_bytes, write_rows
+from storage.catalog.database import Catalog
+from storage.catalog.retention import RetentionStore
+from storage.catalog.runs.live import LiveRunStore
 from tasks.chunk.join import join_chunks
 from tasks.chunk.stage import ChunkResult
 from tasks.chunk.window import analyse_window, linked

@@ -23,8 +23,8 @@ from flows.live import follow_live, live_stream
 from flows.orchestrator import serve_tenant_last
 from flows.reporting import publish_prefect_artifacts
 from flows.webhook_dispatch import hand_over
-from storage.artifacts import discard_run, publish, published_bytes
-from storage.runs import RunFailure
+from storage.artifacts.layout import discard_run, publish, published_bytes
+from storage.catalog.runs.store import RunFailure
 from tasks.context import RunContext, heartbeat, load_context
 from tasks.cost.stage import CostInputs, cost_task
 from tasks.decode.stage import SourceInfo, decode_task

@@ -26,7 +26,7 @@ from datetime import datetime
 import httpx
 
 from flows.orchestrator import WORK_POOL
-from storage.catalog import Catalog
+from storage.catalog.database import Catalog
 from ves.clock import utc_now
 from ves.settings import Settings
 

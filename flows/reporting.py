@@ -6,8 +6,8 @@ from typing import Any
 
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-from storage.artifacts import read_published_rows
-from storage.blobs import BlobStore
+from storage.artifacts.blobs import BlobStore
+from storage.artifacts.layout import read_published_rows
 from tasks.context import RunContext
 
 _MAX_EVENT_ROWS = 500

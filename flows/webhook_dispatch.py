@@ -18,8 +18,8 @@ from prefect.client.orchestration import get_client
 from prefect.exceptions import PrefectException
 from prefect.states import Scheduled
 
-from storage.catalog import Catalog
-from storage.webhooks import Delivery, WebhookStore
+from storage.catalog.database import Catalog
+from storage.catalog.webhooks.store import Delivery, WebhookStore
 from ves.clock import from_rfc3339, now_rfc3339, utc_now
 from ves.errors import Unavailable
 

@@ -21,8 +21,8 @@ from prefect import flow, get_run_logger
 from pydantic import BaseModel
 
 from flows.webhook_dispatch import create_delivery_run_sync
-from storage.catalog import Catalog
-from storage.webhooks import AttemptRecord, Delivery, Endpoint, WebhookStore
+from storage.catalog.database import Catalog
+from storage.catalog.webhooks.store import AttemptRecord, Delivery, Endpoint, WebhookStore
 from ves import netguard
 from ves.clock import from_rfc3339, to_rfc3339, utc_now
 from ves.errors import Unavailable, VesError

@@ -1,6 +1,7 @@
 """``make stress``: every part of the hardening suite in full, then one summary table.
 
-    .venv/bin/python -m stress [--only fuzz,media,kills,isolation,load,slow_clients,audit]
+    .venv/bin/python -m stress [--only fuzz,media,kills,isolation,load,slow_clients,
+                                dependency_audit]
 
 Each part runs in a process of its own (``python -m stress.<part>``, also runnable alone, see its
 docstring), its output passed through as it comes; the last line each part prints is its
@@ -22,7 +23,7 @@ PARTS = (
     ("isolation", "tenant isolation matrix, REST and MCP"),
     ("load", "100 clients reading published runs while two runs execute"),
     ("slow_clients", "slow connections (a byte a second) beside normal clients"),
-    ("audit", "known vulnerabilities in the pinned dependencies"),
+    ("dependency_audit", "known vulnerabilities in the pinned dependencies"),
 )
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from storage.schemas import DETECTIONS
+from storage.artifacts.schemas import DETECTIONS
 
 TEXT_CLASS = "text"  # the class of text read in the video (detector "ocr")
 

@@ -3,7 +3,7 @@
 Not a pipeline stage but the one task of the ``retention-sweep`` flow, with the same shape: a
 pure core, ``sweep_retention``, that tests and ``ves retention sweep`` call directly, and a thin
 ``@task`` that logs. Which runs are due, and what expiring one changes in the catalog, is
-``storage/retention.py``; this module does the filesystem side.
+``storage/catalog/retention.py``; this module does the filesystem side.
 
 Order, per run: the catalog first (run ``expired_at``, the tenant's ``storage_bytes``, the
 video's state, in one transaction), then the folder. A crash between the two leaves files that
@@ -12,7 +12,8 @@ answers 409), and the next sweep removes them: it checks the folder of every exp
 other order would, for a while or for ever after a crash, leave the catalog offering a live run
 whose files are gone or half gone, and the tenant billed for bytes no longer kept.
 
-Deletion goes through the blob store (``storage/blobs.py``): on the local store a run's folder
+Deletion goes through the blob store (``storage/artifacts/blobs.py``): on the local store a
+run's folder
 is first renamed into ``<artifacts>/.expired/`` (one rename) and deleted there, so like publishing
 the run leaves the Hive tree at once; on an object store its prefix is deleted (the catalog
 stopped offering it before). Only a run's own key (``artifacts/tenant=<t>/video=<v>/run=<r>``,
@@ -38,12 +39,12 @@ from typing import Any
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
-from storage.artifacts import ARTIFACTS_TOP, MANIFEST, run_key
-from storage.audit import SYSTEM_KEY, AuditEntry, AuditLog
-from storage.blobs import TRASH, BlobStore, open_blob_store
-from storage.catalog import Catalog
-from storage.exports import bundle_folder
-from storage.retention import DueRun, RetentionStore, expired_bundles
+from storage.artifacts.blobs import TRASH, BlobStore, open_blob_store
+from storage.artifacts.layout import ARTIFACTS_TOP, MANIFEST, run_key
+from storage.catalog.audit import SYSTEM_KEY, AuditEntry, AuditLog
+from storage.catalog.database import Catalog
+from storage.catalog.exports import bundle_folder
+from storage.catalog.retention import DueRun, RetentionStore, expired_bundles
 from ves.clock import now_rfc3339, to_rfc3339, utc_now
 from ves.settings import Settings
 

@@ -1,9 +1,9 @@
 """Shared fixtures: an isolated environment, settings on a temporary data folder, a live API.
 
 The catalog is SQLite in the data folder unless ``VES_TEST_DATABASE=postgres`` is set: then every
-test gets a fresh database on the session's PostgreSQL server (``tests/fixtures/postgres.py``).
+test gets a fresh database on the session's PostgreSQL server (``testkit/postgres.py``).
 The blob store is the data folder unless ``VES_TEST_STORAGE=s3`` is set: then every test gets a
-fresh bucket on the session's S3 server (``tests/fixtures/s3.py``).
+fresh bucket on the session's S3 server (``testkit/s3.py``).
 """
 
 from __future__ import annotations
@@ -17,16 +17,16 @@ import httpx
 import pytest
 
 from api.app import create_app
-from storage.catalog import Catalog
-from storage.tenants import TenantStore
-from tests.fixtures.live_server import serve_app
+from storage.catalog.database import Catalog
+from storage.catalog.tenants import TenantStore
+from testkit.live_server import serve_app
 from ves.settings import Settings
 
 pytest_plugins = [
     "tests.fixtures.bundles",
-    "tests.fixtures.postgres",
-    "tests.fixtures.s3",
-    "tests.fixtures.vtest",
+    "testkit.postgres",
+    "testkit.s3",
+    "testkit.vtest",
 ]
 
 # Read once at import: the autouse ``_isolated_env`` removes every VES_* variable before tests run.

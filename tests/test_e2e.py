@@ -25,7 +25,11 @@ from typing import Any
 import httpx
 import pytest
 
-from stress.service import (
+from synthetic import ground_truth, lobby_scene, scale_scene, write_video
+from testkit.hls import write_hls
+from testkit.live_server import free_port
+from testkit.media_server import MediaServer
+from testkit.service import (
     alive,
     create_key,
     descendants,
@@ -36,12 +40,8 @@ from stress.service import (
     wait_for_banner,
     wait_video,
 )
-from tests.fixtures.hls import write_hls
-from tests.fixtures.live_server import free_port
 from tests.fixtures.logs import log_entries, unexpected
-from tests.fixtures.media_server import MediaServer
 from tests.fixtures.onnx_models import build_colour_detector
-from ves.synthetic import ground_truth, lobby_scene, scale_scene, write_video
 
 pytestmark = [
     pytest.mark.slow,
@@ -119,7 +119,7 @@ def _near(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return abs(a[0] - b[0]) <= 1.0 and abs(a[1] - b[1]) <= 1.0
 
 
-def _assert_matches_truth(objects: list[dict[str, Any]]) -> None:
+def assert_matches_truth(objects: list[dict[str, Any]]) -> None:
     """Each true object is found within 1 s and nothing else moves; each sign is a text object
     with its text and its interval (the default mode reads text)."""
     truth = ground_truth(lobby_scene())
@@ -166,7 +166,7 @@ def _execute_three(client: httpx.Client, server: MediaServer, root: Path) -> Non
         video = wait_video(client, video_id, {"succeeded", "failed"})
         assert video["state"] == "succeeded", video["latest_run"]
         graph = client.get(f"/api/product/videos/{video_id}/scene-graph").json()
-        _assert_matches_truth(graph["objects"])
+        assert_matches_truth(graph["objects"])
         timeline = client.get(f"/api/product/videos/{video_id}/timeline").json()
         assert [round(m["t_s"]) for m in timeline["refresh_markers"]] == [0, 12]
         labels = [e["label"] for e in timeline["events"] if e["type"] == "text_seen"]

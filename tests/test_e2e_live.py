@@ -13,7 +13,10 @@ from typing import Any
 import httpx
 import pytest
 
-from stress.service import (
+from synthetic import lobby_scene
+from testkit.live_hls import LiveHls
+from testkit.live_server import free_port
+from testkit.service import (
     create_key,
     own_env,
     start_service,
@@ -21,9 +24,6 @@ from stress.service import (
     wait_for_banner,
     wait_video,
 )
-from tests.fixtures.live_hls import LiveHls
-from tests.fixtures.live_server import free_port
-from ves.synthetic import lobby_scene
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 

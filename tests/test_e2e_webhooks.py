@@ -17,7 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
-from stress.service import (
+from synthetic import SceneSpec, write_video
+from testkit.live_server import free_port
+from testkit.service import (
     create_key,
     own_env,
     register_upload,
@@ -26,9 +28,7 @@ from stress.service import (
     wait_for_banner,
     wait_video,
 )
-from tests.fixtures.live_server import free_port
 from tests.fixtures.webhook_receiver import Script, WebhookReceiver
-from ves.synthetic import SceneSpec, write_video
 from ves.webhook_signature import verify
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]

@@ -96,7 +96,7 @@ class NotFound(VesError):
 
 
 class BlobNotFound(NotFound):
-    """The blob store holds no object under the key (translated in ``storage/blobs.py``)."""
+    """The blob store holds no object under the key (translated in ``storage.artifacts.blobs``)."""
 
 
 class MethodNotAllowed(VesError):

@@ -5,13 +5,13 @@ from __future__ import annotations
 from api.schemas.ask import AskAnswer
 from ask.engine import Phraser, answer_question
 from ask.world import WorldCache
-from storage.asks import AskLog
-from storage.catalog import Catalog
-from storage.records import Tenant
-from storage.runs import RunStore
-from storage.usage import UsageStore, day_of, refuse
-from storage.videos import VideoStore
-from storage.views import newest_run
+from storage.artifacts.served import newest_run
+from storage.catalog.asks import AskLog
+from storage.catalog.database import Catalog
+from storage.catalog.records import Tenant
+from storage.catalog.runs.store import RunStore
+from storage.catalog.usage import UsageStore, day_of, refuse
+from storage.catalog.videos import VideoStore
 from ves.clock import now_rfc3339
 from ves.settings import Settings
 

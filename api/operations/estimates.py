@@ -23,13 +23,13 @@ from api.schemas.estimates import (
     EstimatePrice,
     PlanLeft,
 )
-from storage.blobs import BlobStore
-from storage.catalog import Catalog
-from storage.records import Tenant, Video
-from storage.run_admission import check_plan
-from storage.run_costs import RunCostStore
-from storage.usage import UsageStore
-from storage.videos import VideoStore
+from storage.artifacts.blobs import BlobStore
+from storage.catalog.database import Catalog
+from storage.catalog.records import Tenant, Video
+from storage.catalog.runs.admission import check_plan
+from storage.catalog.runs.costs import RunCostStore
+from storage.catalog.usage import UsageStore
+from storage.catalog.videos import VideoStore
 from tasks.context import BUDGET_MARGIN
 from tasks.cost.model import CostModel, Workload, fit_model
 from tasks.decode.stage import probe_video

@@ -14,9 +14,9 @@ from anyio import to_thread
 
 from api.schemas.exports import ExportCreate, ExportPublic
 from flows.orchestrator import Submitter
-from storage.exports import Export, ExportStore
-from storage.records import Tenant
-from storage.views import RunViews
+from storage.artifacts.served import RunViews
+from storage.catalog.exports import Export, ExportStore
+from storage.catalog.records import Tenant
 from ves.errors import Unavailable
 from ves.plans import PlanLimits
 

@@ -10,9 +10,9 @@ characters), and billing what a customer writes about our output would discourag
 from __future__ import annotations
 
 from api.schemas.notes import NoteCreate, NotePublic, NotesPublic
-from storage.records import Run, Tenant
-from storage.review_notes import NewNote
-from storage.views import RunViews
+from storage.artifacts.served import RunViews
+from storage.catalog.records import Run, Tenant
+from storage.catalog.review_notes import NewNote
 from ves.errors import NotFound, Unauthorized
 
 

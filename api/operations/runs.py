@@ -7,9 +7,9 @@ from anyio import to_thread
 
 from api.operations.estimates import check_compute_cap
 from flows.orchestrator import Submitter, sweep_deliveries
-from storage.records import Run, Tenant
-from storage.runs import RunFailure, RunStore
-from storage.webhooks import WebhookStore
+from storage.catalog.records import Run, Tenant
+from storage.catalog.runs.store import RunFailure, RunStore
+from storage.catalog.webhooks.store import WebhookStore
 from tasks.options import RunOptions
 from ves.errors import PlanLimitExceeded, Unavailable
 from ves.settings import Settings

@@ -7,9 +7,9 @@ import binascii
 from collections.abc import Callable
 
 from api.schemas.videos import VideoCreate, VideoPublic, VideosPublic
-from storage.records import VIDEO_STATES, Tenant
-from storage.usage import ALL, UsageStore, refuse
-from storage.videos import NewVideo, VideoStore
+from storage.catalog.records import VIDEO_STATES, Tenant
+from storage.catalog.usage import ALL, UsageStore, refuse
+from storage.catalog.videos import NewVideo, VideoStore
 from ves.errors import InvalidRequest, PayloadTooLarge, SourceRejected, ValidationFailed
 from ves.ids import is_id
 from ves.netguard import check_url, probe_url

@@ -1,5 +1,5 @@
 """Operations 4, 5, 6 and 8: a video's artifacts, read with DuckDB from its newest succeeded run
-(``storage.views``, shared with the MCP tools).
+(``storage.artifacts.served``, shared with the MCP tools).
 
 Before any run succeeded they answer 409 ``not_ready`` with the video's state. The routes are
 plain functions: FastAPI runs them in its threadpool, where catalog and DuckDB reads belong.
@@ -30,9 +30,9 @@ from api.deps import ReadCacheDep, ReaderDep, RunsDep, StoreDep, TenantDep, Vide
 from api.problems import problem_responses
 from api.read_cache import ReadCache, Rendered, cache_key, etag_of, respond_cached
 from api.schemas.artifacts import CostReport, EvidenceView, SceneGraph, Timeline
-from storage.artifacts import COST, THUMBS
-from storage.records import Run
-from storage.views import RunViews, evidence_of, scene_graph_of, timeline_of
+from storage.artifacts.layout import COST, THUMBS
+from storage.artifacts.served import RunViews, evidence_of, scene_graph_of, timeline_of
+from storage.catalog.records import Run
 from ves.errors import BlobNotFound, NotFound, NotReady
 
 router = APIRouter(tags=["artifacts"], route_class=AuditedRoute)

@@ -1,4 +1,4 @@
-"""A video's audit trail: who read or wrote it, its artifacts and asks (``storage.audit``)."""
+"""Who read or wrote a video, its artifacts and asks: its audit trail (storage.catalog.audit)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from api.deps import CatalogDep, TenantDep, VideosDep
 from api.operations.videos import decode_cursor, encode_cursor
 from api.problems import problem_responses
 from api.schemas.audit import RECORD_EXAMPLE, AuditRecordsPublic
-from storage.audit import AuditLog
+from storage.catalog.audit import AuditLog
 
 router = APIRouter(tags=["audit"], route_class=AuditedRoute)
 

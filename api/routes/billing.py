@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from api.deps import CatalogDep, SettingsDep, TenantDep
 from api.problems import problem_responses
 from api.schemas.billing import BillingState, PlanPublic, UsagePublic
-from storage.usage import UsageStore
+from storage.catalog.usage import UsageStore
 from ves.clock import now_rfc3339
 
 router = APIRouter(tags=["billing"])

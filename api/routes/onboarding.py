@@ -22,14 +22,14 @@ from api.operations.runs import submit_run
 from api.problems import problem_responses
 from api.schemas.onboarding import DemoCreate, DemoWorkspace
 from flows.demo_clip import CLIP_NAME, ensure_demo_clip
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.rate_limits import RateLimit, RateLimiter
-from storage.records import Run, Tenant
-from storage.runs import RunStore
-from storage.tenants import TenantStore
-from storage.uploads import StagedUpload, publish_staged, stage_copy, upload_key
-from storage.videos import NewVideo, VideoStore
+from storage.artifacts.blobs import open_blob_store
+from storage.artifacts.uploads import StagedUpload, publish_staged, stage_copy, upload_key
+from storage.catalog.database import Catalog
+from storage.catalog.rate_limits import RateLimit, RateLimiter
+from storage.catalog.records import Run, Tenant
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.videos import NewVideo, VideoStore
 from tasks.options import RunOptions
 from ves.plans import PlanLimits
 from ves.settings import Settings

@@ -15,13 +15,13 @@ from api.operations.runs import queue_run
 from api.problems import problem_responses
 from api.schemas.estimates import DryRunEstimate
 from api.schemas.runs import ExecuteAccepted, StopAccepted
-from storage.live_runs import LiveRunStore
+from storage.catalog.runs.live import LiveRunStore
 from tasks.options import RunOptions
 
 router = APIRouter(tags=["runs"], route_class=AuditedRoute)
 
 # OpenAPI links from a queued run to where it is followed and read (execute -> read): clients
-# and the stateful fuzzer (stress/fuzz.py) follow them.
+# and the stateful fuzzer (stress/fuzz/run.py) follow them.
 _READS = {
     "GetVideo": ("get_video_api_product_videos__video_id__get", "The run's stage and progress."),
     "SceneGraph": ("scene_graph_api_product_videos__video_id__scene_graph_get", "Once succeeded."),

@@ -12,8 +12,8 @@ from api.deps import SettingsDep, StoreDep, TenantDep, VideosDep
 from api.operations.videos import list_page, register_video
 from api.problems import problem_responses
 from api.schemas.videos import VideoCreate, VideoPublic, VideosPublic
-from storage.records import VIDEO_STATES
-from storage.uploads import UploadExpectation, store_upload, upload_key
+from storage.artifacts.uploads import UploadExpectation, store_upload, upload_key
+from storage.catalog.records import VIDEO_STATES
 from ves.errors import (
     Conflict,
     UnsupportedMediaType,
@@ -23,7 +23,7 @@ router = APIRouter(tags=["videos"], route_class=AuditedRoute)
 
 _BY_VIDEO_ID = {"video_id": "$response.body#/video_id"}
 # OpenAPI links from a registered video to what can be done with it next (add -> upload or
-# execute -> read): clients and the stateful fuzzer (stress/fuzz.py) follow them.
+# execute -> read): clients and the stateful fuzzer (stress/fuzz/run.py) follow them.
 ADD_LINKS = {
     "GetVideo": {
         "operationId": "get_video_api_product_videos__video_id__get",

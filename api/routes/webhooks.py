@@ -2,7 +2,7 @@
 
 Events (`run.succeeded`, `run.failed`, `export.ready`, `usage.limit_reached`) are written to an
 outbox with the change they tell of and sent by the `deliver-webhook` Prefect flow, never from a
-request; each attempt is logged and listed here. README, "Webhooks", shows a receiver that
+request; each attempt is logged and listed here. docs/how-to/webhooks.md shows a receiver that
 verifies the signature.
 """
 
@@ -24,7 +24,7 @@ from api.schemas.webhooks import (
     WebhooksPublic,
 )
 from flows.orchestrator import sweep_deliveries
-from storage.webhooks import WebhookStore
+from storage.catalog.webhooks.store import WebhookStore
 from ves.netguard import check_url
 
 router = APIRouter(tags=["webhooks"])

@@ -1,5 +1,5 @@
 """Response models of a run's artifacts (operations 4 to 6), checked against the Parquet
-schemas in ``storage.schemas`` by a test, so the API and the files cannot drift apart."""
+schemas in ``storage.artifacts.schemas`` by a test, so the API and the files cannot drift apart."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, Literal, NotRequired
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from typing_extensions import TypedDict
 
-from storage.review_notes import Verdict
+from storage.catalog.review_notes import Verdict
 
 
 class ObjectPublic(BaseModel):
@@ -181,7 +181,7 @@ class CostAmount(BaseModel):
 
 
 class CostTruncation(BaseModel):
-    """Why a run processed less than its video (README "Estimates and caps")."""
+    """Why a run processed less than its video (docs/how-to/estimates.md)."""
 
     reason: Literal["max_cost", "max_compute_s", "max_duration_s"]
     at_s: float = Field(description="Seconds processed: the artifacts cover [0, at_s).")

@@ -1,4 +1,4 @@
-"""Response models of a video's audit trail (``GET .../audit``; ``storage.audit``)."""
+"""Response models of a video's audit trail (``GET .../audit``; ``storage.catalog.audit``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from storage.audit import AuditPage, AuditRecord, ChainHead
+from storage.catalog.audit import AuditPage, AuditRecord, ChainHead
 
 RECORD_EXAMPLE: dict[str, Any] = {
     "seq": 42,

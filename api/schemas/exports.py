@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from api.schemas.videos import RunError
-from storage.exports import Export
+from storage.catalog.exports import Export
 
 _EXPORT_EXAMPLE: dict[str, JsonValue] = {
     "export_id": "exp_01m8a3k1r2w9c4x7b5n6q8t0vz",

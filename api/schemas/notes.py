@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from api.schemas.videos import not_blank
-from storage.review_notes import Verdict
+from storage.catalog.review_notes import Verdict
 
 _NOTE_EXAMPLE: dict[str, JsonValue] = {
     "note_id": "note_01m7zc0q3v2c1hx9n5k8w4r7ta",

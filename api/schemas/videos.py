@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from storage.records import Run, Video
+from storage.catalog.records import Run, Video
 
 SourceTypeField = Literal["url", "hls", "upload"]
 
@@ -51,7 +51,7 @@ class UploadSpec(BaseModel):
     @classmethod
     def _rfc3339_text(cls, value: object) -> object:
         """A date-time as the schema says (RFC 3339 text): pydantic alone would also take a
-        number of seconds, which the description does not promise (found by stress/fuzz.py)."""
+        number of seconds, which the description does not promise (found by stress/fuzz/run.py)."""
         if value is not None and not isinstance(value, str | datetime):
             raise ValueError("recorded_at must be an RFC 3339 date-time string")
         return value

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from storage.webhooks import Attempt, Delivery, Endpoint
+from storage.catalog.webhooks.store import Attempt, Delivery, Endpoint
 
 EventType = Literal["run.succeeded", "run.failed", "export.ready", "usage.limit_reached"]
 

@@ -9,7 +9,7 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NONE
 
-from storage.artifacts import COST, write_json
+from storage.artifacts.layout import COST, write_json
 from tasks.context import RunContext
 from ves.clock import to_rfc3339, utc_now
 
@@ -32,7 +32,7 @@ class CostInputs:
     price_per_video_minute: float
     truncated: bool = False
     truncation: dict[str, Any] | None = None  # why: {reason, at_s, cap} (flows/costing.py)
-    max_cost: float | None = None  # the run's caps (README "Estimates and caps")
+    max_cost: float | None = None  # the run's caps (docs/how-to/estimates.md)
     max_compute_s: float | None = None
     detectors: dict[str, dict[str, Any]] = field(default_factory=dict)
 

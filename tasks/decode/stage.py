@@ -23,8 +23,8 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 from prefect.client.schemas.objects import State
 
-from storage.artifacts import sha256_file
-from storage.blobs import BlobStore, open_blob_store
+from storage.artifacts.blobs import BlobStore, open_blob_store
+from storage.artifacts.layout import sha256_file
 from tasks.context import RunContext, SourceRef
 from tasks.decode.hls import HlsLimits, fetch_hls
 from ves.errors import (

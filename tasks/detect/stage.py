@@ -22,7 +22,7 @@ import pyarrow as pa
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
-from storage.artifacts import read_rows, write_table
+from storage.artifacts.layout import read_rows, write_table
 from tasks.context import RunContext
 from tasks.detect.detectors.base import FrameView
 from tasks.detect.detectors.mode import DetectorMode

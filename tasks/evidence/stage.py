@@ -18,8 +18,8 @@ from PIL import Image, ImageDraw
 from prefect import task
 from prefect.cache_policies import NONE
 
-from storage.artifacts import THUMBS, to_table, write_table
-from storage.spans import canonical_sha256, span_document
+from storage.artifacts.layout import THUMBS, to_table, write_table
+from storage.artifacts.spans import canonical_sha256, span_document
 from tasks.context import RunContext
 from tasks.decode.stage import SourceInfo
 from tasks.sample.stage import SampledFrames

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from storage.spans import canonical_json, canonical_sha256
+from storage.artifacts.spans import canonical_json, canonical_sha256
 from tasks.export.layout import (
     ALGORITHM,
     FORMAT,

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from storage.artifacts import COST, THUMBS, read_manifest
-from storage.blobs import BlobStore
-from storage.reads import ArtifactReader
-from storage.records import Run
-from storage.review_notes import ReviewNote
-from storage.views import evidence_of, scene_graph_of, timeline_of
+from storage.artifacts.blobs import BlobStore
+from storage.artifacts.layout import COST, THUMBS, read_manifest
+from storage.artifacts.reads import ArtifactReader
+from storage.artifacts.served import evidence_of, scene_graph_of, timeline_of
+from storage.catalog.records import Run
+from storage.catalog.review_notes import ReviewNote
 from tasks.export.bundle import BundleMeta, BundleWriter, SealedBundle
 from tasks.export.cut import Clip, clip_window, cut_clip
 from tasks.export.layout import clip_path, thumbnail_path

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from storage.spans import canonical_sha256
+from storage.artifacts.spans import canonical_sha256
 from tasks.export.clips import ClipUnreadable, clip_frame_times, times_not_held
 from tasks.export.layout import FORMAT, FORMAT_VERSION, MANIFEST, PUBLIC_KEY, RESERVED, SIGNATURE
 from ves.errors import NotABundle

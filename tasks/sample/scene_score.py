@@ -16,7 +16,7 @@ def scene_score(previous: npt.NDArray[np.uint8] | None, tiny: npt.NDArray[np.uin
     mover's distance between the grey histograms (how far the levels moved: it catches cuts
     between pictures alike in brightness, and unlike a bin-overlap distance it does not jump
     when many pixels shift by a few levels), both scaled so that 32 grey levels is a certain
-    cut. Measured on 60 random scenes (ves.synthetic
+    cut. Measured on 60 random scenes (synthetic
     .random_scene): cuts score 0.46 to 1.0, lighting steps of 15 to 35 % 0.02 to 0.17 (0.01 to
     1.0 before the brightness was matched); on the synthetic lobby, a moving object or a sign
     appearing scores <= 0.1 and the cut 0.79.

@@ -8,7 +8,7 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NONE
 
-from storage.artifacts import read_rows, write_rows
+from storage.artifacts.layout import read_rows, write_rows
 from tasks.context import RunContext
 from tasks.detections import TEXT_CLASS
 from tasks.world_state.stage import event_order

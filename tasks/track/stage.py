@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
-from storage.artifacts import read_table, write_table
+from storage.artifacts.layout import read_table, write_table
 from tasks.context import RunContext
 from tasks.detect.detectors.person import PERSON_CLASS, PersonConfig
 from tasks.detect.text_tracks import explained_by_text

@@ -16,7 +16,7 @@ import numpy as np
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
-from storage.artifacts import read_rows, read_table, write_rows
+from storage.artifacts.layout import read_rows, read_table, write_rows
 from tasks.context import RunContext
 from tasks.detections import TEXT_CLASS, Detections, detections_from_table, track_numbers
 from tasks.geometry import ZoneSpec, points_in_polygon

@@ -4,7 +4,6 @@ runs really process (the real flow, in a thread of this process)."""
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,19 +16,20 @@ from api.app import create_app
 from flows.export_evidence import ExportParams, export_evidence
 from flows.process_video import ProcessVideoParams, process_video
 from flows.webhooks import DeliveryParams, deliver_webhook
-from storage.catalog import Catalog
-from storage.exports import Export
-from storage.records import Run
-from storage.tenants import TenantStore
-from storage.webhooks import Delivery
-from tests.fixtures.hls import write_hls
-from tests.fixtures.live_server import serve_app
-from tests.fixtures.media_server import MediaServer
+from storage.catalog.database import Catalog
+from storage.catalog.exports import Export
+from storage.catalog.records import Run
+from storage.catalog.tenants import TenantStore
+from storage.catalog.webhooks.store import Delivery
+from synthetic import SceneSpec, lobby_scene, write_video
+from testkit.hls import write_hls
+from testkit.live_server import serve_app
+from testkit.media_server import MediaServer
+from testkit.submitters import QuietSubmitter
+from tests.api.helpers import add_video, wait_done
 from tests.fixtures.settings_env import export_settings
-from tests.fixtures.submitters import QuietSubmitter
 from ves.errors import Unavailable
 from ves.settings import Settings
-from ves.synthetic import SceneSpec, lobby_scene, write_video
 
 
 class InlineSubmitter(QuietSubmitter):
@@ -127,31 +127,15 @@ def processing(
         thread.join(timeout=120)
 
 
-def _wait(client: httpx.Client, video_id: str, timeout_s: float = 120) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        video: dict[str, Any] = client.get(f"/api/product/videos/{video_id}").json()
-        if video["state"] in {"succeeded", "failed"}:
-            return video
-        time.sleep(0.2)
-    raise AssertionError(f"video {video_id} did not finish")
-
-
-def _add(client: httpx.Client, url: str) -> str:
-    response = client.post("/api/videos/add", json={"url": url, "title": "lobby"})
-    assert response.status_code == 201, response.text
-    return str(response.json()["video_id"])
-
-
 @pytest.fixture
 def executed(processing: Any, lobby_media: MediaServer) -> tuple[httpx.Client, str, dict[str, Any]]:
     client = processing("acme")
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
     accepted = client.post(f"/api/product/videos/{video_id}/execute")
     assert accepted.status_code == 202, accepted.text
     body = accepted.json()
     assert body["state"] == "queued" and body["video_id"] == video_id
-    video = _wait(client, video_id)
+    video = wait_done(client, video_id)
     assert video["state"] == "succeeded", video["latest_run"]
     assert video["latest_run"]["run_id"] == body["run_id"]
     assert video["latest_run"]["progress"] == 1.0

@@ -3,7 +3,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.fixtures.live_server import free_port
+from testkit.live_server import free_port
 
 
 def test_health_and_readiness_need_no_key_and_name_what_is_down(

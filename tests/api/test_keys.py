@@ -13,11 +13,11 @@ from mcp.client.session import ClientSession
 
 from api.app import create_app
 from api.auth import AuthFailures
-from storage.catalog import Catalog
-from storage.tenants import TenantStore
+from storage.catalog.database import Catalog
+from storage.catalog.tenants import TenantStore
+from testkit.live_server import serve_app
+from tests.api.helpers import PROBLEM
 from tests.api.test_mcp import with_session
-from tests.api.test_videos import PROBLEM
-from tests.fixtures.live_server import serve_app
 from ves.errors import RateLimited
 from ves.settings import Settings
 

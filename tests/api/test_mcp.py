@@ -15,9 +15,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
-from tests.api.test_videos import PROBLEM
-from tests.fixtures.media_server import MediaServer
-from ves.synthetic import ground_truth, lobby_scene
+from synthetic import ground_truth, lobby_scene
+from testkit.media_server import MediaServer
+from tests.api.helpers import PROBLEM
 
 TRUTH = ground_truth(lobby_scene())
 TOOLS = {

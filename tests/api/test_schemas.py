@@ -24,7 +24,7 @@ from api.schemas.artifacts import (
     TimelineEntry,
     ZonePublic,
 )
-from storage import schemas
+from storage.artifacts import schemas
 
 # (response model, artifact schema, API name -> column name, columns the model leaves out,
 #  columns whose type the API changes on purpose -> the API's type)

@@ -10,15 +10,15 @@ import pytest
 
 from ask.world import RunWorld, load_world
 from flows.process_video import ProcessVideoParams, process_video
-from storage.catalog import Catalog
-from storage.reads import ArtifactReader
-from storage.runs import RunStore
-from storage.tenants import TenantStore
-from storage.videos import NewVideo, VideoStore
+from storage.artifacts.reads import ArtifactReader
+from storage.catalog.database import Catalog
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.videos import NewVideo, VideoStore
+from synthetic import GroundTruth, SceneSpec, ground_truth, lobby_scene, write_video
 from tests.fixtures.settings_env import export_settings
 from tests.tasks.detect.test_ocr import two_signs
 from ves.settings import Settings
-from ves.synthetic import GroundTruth, SceneSpec, ground_truth, lobby_scene, write_video
 
 
 @dataclass(frozen=True)

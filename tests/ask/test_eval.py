@@ -1,7 +1,7 @@
 """An evaluation set for Ask Video: questions over processed synthetic videos with KNOWN truth.
 
 Each case is a question, the video it is asked of, and a check that derives the right answer
-from the video's ground truth (``ves.synthetic.ground_truth``), never from the service's output.
+from the video's ground truth (``synthetic.ground_truth``), never from the service's output.
 One test asks them all, prints a table and the score, and asserts that every grounded answer
 cites real spans that carry what it states, that no unanswerable question gets a grounded
 answer, and that at least 90 % of the answerable ones are right.
@@ -21,8 +21,8 @@ import pytest
 from ask.engine import answer_question
 from ask.guardrail import claim_problems
 from ask.types import Answer, Claim
+from synthetic import Box, GroundTruth
 from tests.ask.conftest import Processed
-from ves.synthetic import Box, GroundTruth
 
 pytestmark = pytest.mark.slow
 

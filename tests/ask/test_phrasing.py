@@ -18,7 +18,7 @@ from ask.engine import answer_question
 from ask.phrasing import LlmPhraser
 from ask.types import Citation, Claim, Coverage
 from ask.world import RunWorld, Thing
-from tests.fixtures.live_server import free_port, serve_app
+from testkit.live_server import free_port, serve_app
 from ves.settings import Settings
 
 A = Citation("ev_a", 0.8, 8.2)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.fixtures.live_server import serve_app
+from testkit.live_server import serve_app
 
 
 def _ves(data_dir: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -62,9 +62,9 @@ def test_errors_are_one_line_and_exit_nonzero(data_dir: Path) -> None:
 def test_retention_sweep_prints_each_run_it_deleted_and_dry_run_deletes_nothing(
     data_dir: Path,
 ) -> None:
-    from storage.catalog import Catalog
-    from storage.tenants import TenantStore
-    from storage.videos import VideoStore
+    from storage.catalog.database import Catalog
+    from storage.catalog.tenants import TenantStore
+    from storage.catalog.videos import VideoStore
     from tests.fixtures.published import new_video, published_run
 
     catalog = Catalog.open(data_dir / "catalog.sqlite3")
@@ -159,9 +159,9 @@ def test_sql_bad_sql_is_one_line_and_exit_code_2(data_dir: Path) -> None:
 def test_audit_verify_passes_an_untouched_chain_and_names_a_tampered_record(
     data_dir: Path,
 ) -> None:
-    from storage.audit import AuditEntry, AuditLog
-    from storage.catalog import Catalog
-    from storage.tenants import TenantStore
+    from storage.catalog.audit import AuditEntry, AuditLog
+    from storage.catalog.database import Catalog
+    from storage.catalog.tenants import TenantStore
 
     catalog = Catalog.open(data_dir / "catalog.sqlite3")
     tenant = TenantStore(catalog).create_tenant("acme")

@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from stress.service import alive, wait_for_banner
-from tests.fixtures.live_server import free_port
+from testkit.live_server import free_port
+from testkit.service import alive, wait_for_banner
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 

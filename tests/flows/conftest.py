@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from storage.catalog import Catalog
-from storage.records import Run
-from storage.runs import RunStore
-from storage.tenants import TenantStore
-from storage.videos import NewVideo, VideoStore
+from storage.catalog.database import Catalog
+from storage.catalog.records import Run
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.videos import NewVideo, VideoStore
+from synthetic import GroundTruth, lobby_scene, write_video
 from tests.fixtures.settings_env import export_settings
 from ves.settings import Settings
-from ves.synthetic import GroundTruth, lobby_scene, write_video
 
 
 @pytest.fixture(autouse=True)

@@ -10,17 +10,17 @@ from typing import Any
 import pytest
 
 from flows.process_video import ProcessVideoParams, process_video
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.reads import ArtifactReader
-from storage.run_costs import RunCostStore
-from storage.runs import RunStore
-from storage.usage import UsageStore, month_of
+from storage.artifacts.blobs import open_blob_store
+from storage.artifacts.reads import ArtifactReader
+from storage.catalog.database import Catalog
+from storage.catalog.runs.costs import RunCostStore
+from storage.catalog.runs.store import RunStore
+from storage.catalog.usage import UsageStore, month_of
+from synthetic import GroundTruth, MovingObject, SceneSpec, write_video
 from tasks.cost.model import Workload, fallback_model
 from tests.flows.conftest import QueueRun
 from ves.clock import now_rfc3339
 from ves.settings import Settings
-from ves.synthetic import GroundTruth, MovingObject, SceneSpec, write_video
 
 pytestmark = pytest.mark.slow
 

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 
 from flows.process_video import ProcessVideoParams, process_video
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.reads import ArtifactReader
-from storage.runs import RunStore
+from storage.artifacts.blobs import open_blob_store
+from storage.artifacts.reads import ArtifactReader
+from storage.catalog.database import Catalog
+from storage.catalog.runs.store import RunStore
+from synthetic import GroundTruth
 from tests.flows.conftest import QueueRun
 from ves.settings import Settings
-from ves.synthetic import GroundTruth
 
 pytestmark = pytest.mark.slow
 

@@ -12,20 +12,20 @@ from pathlib import Path
 import pytest
 
 from flows.process_video import ProcessVideoParams, process_video
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.reads import ArtifactReader
-from storage.records import Run
-from storage.review_notes import NewNote, ReviewNoteStore
-from storage.runs import RunStore
-from storage.spans import canonical_sha256, published_form
+from storage.artifacts.blobs import open_blob_store
+from storage.artifacts.reads import ArtifactReader
+from storage.artifacts.spans import canonical_sha256, published_form
+from storage.catalog.database import Catalog
+from storage.catalog.records import Run
+from storage.catalog.review_notes import NewNote, ReviewNoteStore
+from storage.catalog.runs.store import RunStore
+from synthetic import GroundTruth
 from tasks.export.stage import ExportRequest, Selection, write_export
 from tasks.export.verify import verify_bundle
 from tests.flows.conftest import QueueRun
 from ves.errors import InvalidRequest, SourceInvalid
 from ves.settings import Settings
 from ves.signing import SigningKey
-from ves.synthetic import GroundTruth
 
 pytestmark = pytest.mark.slow
 

@@ -1,6 +1,6 @@
 """A redacted export of a really processed lobby run (mode ``motion+ocr``): it verifies offline,
 its thumbnails differ from the published ones only inside the regions it lists, those regions
-are the signs shown at the thumbnail's time (``ves.synthetic`` truth), and the manifest keeps
+are the signs shown at the thumbnail's time (``synthetic`` truth), and the manifest keeps
 the unredacted originals' hashes."""
 
 from __future__ import annotations
@@ -17,17 +17,17 @@ import pytest
 from PIL import Image
 
 from flows.process_video import ProcessVideoParams, process_video
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.reads import ArtifactReader
-from storage.runs import RunStore
+from storage.artifacts.blobs import open_blob_store
+from storage.artifacts.reads import ArtifactReader
+from storage.catalog.database import Catalog
+from storage.catalog.runs.store import RunStore
+from synthetic import GroundTruth
 from tasks.export.redact import JPEG_QUALITY, pixelate
 from tasks.export.stage import ExportRequest, write_export
 from tasks.export.verify import verify_bundle
 from tests.flows.conftest import QueueRun
 from ves.settings import Settings
 from ves.signing import SigningKey
-from ves.synthetic import GroundTruth
 
 pytestmark = pytest.mark.slow
 

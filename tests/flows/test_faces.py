@@ -13,14 +13,14 @@ from PIL import Image
 from skimage import data
 
 from flows.process_video import ProcessVideoParams, process_video
-from storage.artifacts import COST
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.reads import ArtifactReader
-from storage.runs import RunStore
+from storage.artifacts.blobs import open_blob_store
+from storage.artifacts.layout import COST
+from storage.artifacts.reads import ArtifactReader
+from storage.catalog.database import Catalog
+from storage.catalog.runs.store import RunStore
 from tasks.geometry import box_iou
+from testkit.face_truth import ASTRONAUT_FACE
 from tests.flows.conftest import QueueRun
-from tests.tasks.detect.face_truth import ASTRONAUT_FACE
 from ves.settings import Settings
 
 SIZE, SIDE, FPS, SECONDS = (640, 360), 140, 10, 6.0

@@ -18,20 +18,20 @@ import pytest
 from sqlalchemy import text
 
 from flows.process_video import ProcessVideoParams, process_video
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.live_runs import LiveRunStore
-from storage.reads import ArtifactReader
-from storage.records import Run
-from storage.runs import RunStore
-from storage.tenants import TenantStore
-from storage.usage import month_of, used
-from storage.videos import NewVideo, VideoStore
-from tests.fixtures.live_hls import LiveHls
+from storage.artifacts.blobs import open_blob_store
+from storage.artifacts.reads import ArtifactReader
+from storage.catalog.database import Catalog
+from storage.catalog.records import Run
+from storage.catalog.runs.live import LiveRunStore
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.usage import month_of, used
+from storage.catalog.videos import NewVideo, VideoStore
+from synthetic import GroundTruth, ground_truth, lobby_scene
+from testkit.live_hls import LiveHls
 from tests.fixtures.settings_env import export_settings
 from ves.clock import now_rfc3339
 from ves.settings import Settings
-from ves.synthetic import GroundTruth, ground_truth, lobby_scene
 
 pytestmark = pytest.mark.slow
 

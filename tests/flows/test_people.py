@@ -2,7 +2,7 @@
 
 ``vtest.avi`` (OpenCV's pedestrian sample, fetched from Debian's ``opencv-doc``) is processed in
 the service's default mode and scored against the hand-labelled frames of
-``tests/data/vtest_people.json`` (see ``tests/fixtures/people_truth.py``). Floors sit under the
+``testkit/data/vtest_people.json`` (see ``testkit/people_truth.py``). Floors sit under the
 figures measured when the detector was built (``benchmarks/classes.py`` prints them), so a change
 that makes people less true fails here.
 """
@@ -16,11 +16,11 @@ import pytest
 from ask.engine import answer_question
 from ask.world import load_world
 from flows.process_video import ProcessVideoParams, process_video
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.reads import ArtifactReader
-from storage.runs import RunStore
-from tests.fixtures.people_truth import load_labels, score_boxes, score_tracks
+from storage.artifacts.blobs import open_blob_store
+from storage.artifacts.reads import ArtifactReader
+from storage.catalog.database import Catalog
+from storage.catalog.runs.store import RunStore
+from testkit.people_truth import load_labels, score_boxes, score_tracks
 from tests.flows.conftest import QueueRun
 from ves.settings import Settings
 

@@ -12,14 +12,14 @@ import pytest
 from prefect.exceptions import TerminationSignal
 
 from flows.process_video import ProcessVideoParams, _failure_of, process_video
-from storage.blobs import BlobStore, open_blob_store
-from storage.catalog import Catalog
-from storage.reads import ArtifactReader
-from storage.runs import RunStore
-from storage.spans import canonical_sha256, span_document
+from storage.artifacts.blobs import BlobStore, open_blob_store
+from storage.artifacts.reads import ArtifactReader
+from storage.artifacts.spans import canonical_sha256, span_document
+from storage.catalog.database import Catalog
+from storage.catalog.runs.store import RunStore
+from synthetic import GroundTruth
 from tests.flows.conftest import QueueRun
 from ves.settings import Settings
-from ves.synthetic import GroundTruth
 
 pytestmark = pytest.mark.slow
 

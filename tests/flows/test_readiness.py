@@ -15,7 +15,7 @@ import pytest
 from fastapi import Body, FastAPI
 
 from flows.readiness import PrefectProbes, timed
-from tests.fixtures.live_server import serve_app
+from testkit.live_server import serve_app
 from ves.clock import to_rfc3339, utc_now
 
 

@@ -19,18 +19,18 @@ from cli.supervisor import PROJECT_DIR
 from flows.orchestrator import WORK_POOL
 from flows.process_video import ProcessVideoParams, process_video
 from flows.retention import RetentionSweepParams, retention_sweep
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.runs import RunStore
-from storage.tenants import TenantStore
-from storage.usage import ALL, UsageStore, month_of
-from storage.videos import VideoStore
+from storage.artifacts.blobs import open_blob_store
+from storage.catalog.database import Catalog
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.usage import ALL, UsageStore, month_of
+from storage.catalog.videos import VideoStore
+from synthetic import GroundTruth
 from tasks.retention import sweep_retention
 from tests.fixtures.published import new_video, published_run
 from tests.fixtures.settings_env import export_settings
 from tests.flows.conftest import QueueRun
 from ves.settings import Settings
-from ves.synthetic import GroundTruth
 
 
 @pytest.mark.slow

@@ -16,10 +16,10 @@ from flows.webhooks import (
     deliver_webhook,
     next_attempt,
 )
-from storage.catalog import Catalog
-from storage.tenants import TenantStore
-from storage.webhook_events import emit
-from storage.webhooks import WebhookStore
+from storage.catalog.database import Catalog
+from storage.catalog.tenants import TenantStore
+from storage.catalog.webhooks.events import emit
+from storage.catalog.webhooks.store import WebhookStore
 from tests.fixtures.settings_env import export_settings
 from tests.fixtures.webhook_receiver import Received, Script, WebhookReceiver
 from ves.clock import from_rfc3339

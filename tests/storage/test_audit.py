@@ -9,8 +9,8 @@ import threading
 import pytest
 from sqlalchemy import text
 
-from storage.audit import GENESIS, AuditEntry, AuditLog, chain_hash
-from storage.catalog import Catalog
+from storage.catalog.audit import GENESIS, AuditEntry, AuditLog, chain_hash
+from storage.catalog.database import Catalog
 
 
 @pytest.fixture
@@ -141,7 +141,7 @@ def test_truncating_the_newest_records_passes_but_moves_the_head(
 @pytest.fixture
 def in_2020(monkeypatch: pytest.MonkeyPatch) -> None:
     """Records appended now carry a time in 2020 (as if kept since)."""
-    monkeypatch.setattr("storage.audit.now_rfc3339", lambda: "2020-01-01T00:00:00.000Z")
+    monkeypatch.setattr("storage.catalog.audit.now_rfc3339", lambda: "2020-01-01T00:00:00.000Z")
 
 
 def test_prune_keeps_a_checkpoint_that_verify_and_appends_continue_from(

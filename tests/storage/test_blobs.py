@@ -9,8 +9,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from storage.blobs import BlobStore, LocalBlobStore, S3BlobStore
-from tests.fixtures.s3 import S3Server
+from storage.artifacts.blobs import BlobStore, LocalBlobStore, S3BlobStore
+from testkit.s3 import S3Server
 from ves.errors import BlobNotFound, StorageUnavailable
 
 

@@ -11,10 +11,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 
-from storage import migrations
-from storage.catalog import MIGRATION_LOCK, Catalog
-from storage.tables import metadata
-from storage.tenants import TenantStore
+from storage.catalog import migrations
+from storage.catalog.database import MIGRATION_LOCK, Catalog
+from storage.catalog.tables import metadata
+from storage.catalog.tenants import TenantStore
 from tests.fixtures.legacy_catalog import make_legacy_catalog
 
 HEAD = int(migrations.head_revision())
@@ -31,7 +31,7 @@ def test_open_migrates_to_head_and_again_changes_nothing(catalog: Catalog) -> No
 
 
 def test_the_migrated_schema_is_the_declared_one(catalog: Catalog) -> None:
-    """``storage/tables.py`` and the revisions describe the same tables, on either engine."""
+    """``storage/catalog/tables.py`` and the revisions describe the same tables, on both engines."""
     with catalog.read() as conn:
         context = MigrationContext.configure(conn)
         diff = compare_metadata(context, metadata)

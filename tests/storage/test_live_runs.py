@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from storage.catalog import Catalog
-from storage.live_runs import STOPPED_CODE, LiveRunStore
-from storage.runs import RunStore
-from storage.tenants import TenantStore
-from storage.usage import ALL, month_of, used
-from storage.videos import NewVideo, VideoStore
-from storage.webhooks import WebhookStore
-from stress.kill_checks import expected_usage
+from storage.catalog.database import Catalog
+from storage.catalog.runs.live import STOPPED_CODE, LiveRunStore
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.usage import ALL, month_of, used
+from storage.catalog.videos import NewVideo, VideoStore
+from storage.catalog.webhooks.store import WebhookStore
+from stress.kills.checks import expected_usage
 from ves.clock import now_rfc3339
 from ves.errors import Conflict, NotFound
 from ves.settings import Settings

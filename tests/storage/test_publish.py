@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from storage.artifacts import (
+from storage.artifacts.blobs import BlobStore, S3BlobStore
+from storage.artifacts.layout import (
     MANIFEST,
     RunLayout,
     discard_run,
@@ -17,8 +18,7 @@ from storage.artifacts import (
     write_json,
     write_rows,
 )
-from storage.blobs import BlobStore, S3BlobStore
-from storage.reads import ArtifactReader
+from storage.artifacts.reads import ArtifactReader
 from tasks.retention import remove_orphans
 from ves.clock import utc_now
 from ves.errors import NotReady

@@ -7,8 +7,8 @@ import threading
 import pytest
 from sqlalchemy import text
 
-from storage.catalog import Catalog
-from storage.rate_limits import RateLimit, RateLimiter
+from storage.catalog.database import Catalog
+from storage.catalog.rate_limits import RateLimit, RateLimiter
 from ves.errors import RateLimited
 
 DEMO = RateLimit("demo", 3, 600.0)

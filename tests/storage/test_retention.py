@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from storage.catalog import Catalog
-from storage.retention import RetentionStore
-from storage.runs import RunStore
-from storage.tenants import TenantStore
-from storage.usage import ALL, UsageStore
-from storage.videos import VideoStore
+from storage.catalog.database import Catalog
+from storage.catalog.retention import RetentionStore
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.usage import ALL, UsageStore
+from storage.catalog.videos import VideoStore
 from tests.fixtures.published import finish_at, new_video, published_run
 from ves.clock import utc_now
 from ves.plans import PlanLimits

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from storage.catalog import Catalog
-from storage.records import Run
-from storage.review_notes import NewNote, ReviewNoteStore, Verdict, span_notes
-from storage.spans import canonical_sha256, published_form, served_span, span_document
-from storage.tenants import TenantStore
+from storage.artifacts.spans import canonical_sha256, published_form, served_span, span_document
+from storage.catalog.database import Catalog
+from storage.catalog.records import Run
+from storage.catalog.review_notes import NewNote, ReviewNoteStore, Verdict, span_notes
+from storage.catalog.tenants import TenantStore
 from tests.fixtures.published import new_video, published_run
 from ves.settings import Settings
 

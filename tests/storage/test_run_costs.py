@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from storage.catalog import Catalog
-from storage.run_costs import CostSample, RunCostStore
-from storage.runs import RunStore
-from storage.tenants import TenantStore
-from storage.videos import NewVideo, VideoStore
+from storage.catalog.database import Catalog
+from storage.catalog.runs.costs import CostSample, RunCostStore
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.videos import NewVideo, VideoStore
 
 
 def _sample(catalog: Catalog, recorded_at: str, video_id: str | None = None) -> CostSample:

@@ -9,11 +9,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import text
 
-from storage.catalog import Catalog
-from storage.records import Run
-from storage.runs import WAITING_STAGE, RunFailure, RunStore
-from storage.tenants import TenantStore
-from storage.videos import NewVideo, VideoStore
+from storage.catalog.database import Catalog
+from storage.catalog.records import Run
+from storage.catalog.runs.store import WAITING_STAGE, RunFailure, RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.videos import NewVideo, VideoStore
 from ves.clock import to_rfc3339, utc_now
 from ves.errors import Conflict, NotFound
 

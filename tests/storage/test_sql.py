@@ -17,10 +17,16 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pytest
 
-from storage.schemas import ARTIFACTS, doc_of
-from storage.sql import PARTITIONS, RUNS, analyst_connection, run_query, view_names
+from storage.artifacts.analyst_views import (
+    PARTITIONS,
+    RUNS,
+    analyst_connection,
+    run_query,
+    view_names,
+)
+from storage.artifacts.schemas import ARTIFACTS, doc_of
+from testkit.s3 import S3Server
 from tests.fixtures.analyst_runs import PUBLISHED_EVENT_COUNTS, build_tree
-from tests.fixtures.s3 import S3Server
 from ves.errors import InvalidRequest
 
 Opener = Callable[[Path], duckdb.DuckDBPyConnection]

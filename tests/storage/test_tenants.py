@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from storage.catalog import Catalog
-from storage.tenants import TenantStore
+from storage.catalog.database import Catalog
+from storage.catalog.tenants import TenantStore
 from ves.errors import Conflict, NotFound
 
 

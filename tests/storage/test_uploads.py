@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from storage.blobs import BlobStore, LocalBlobStore
-from storage.uploads import (
+from storage.artifacts.blobs import BlobStore, LocalBlobStore
+from storage.artifacts.uploads import (
     UploadExpectation,
     publish_staged,
     stage_copy,

@@ -6,11 +6,11 @@ import threading
 
 import pytest
 
-from storage.catalog import Catalog
-from storage.runs import RunFailure, RunStore
-from storage.tenants import TenantStore
-from storage.usage import ALL, UsageStore, consume, month_bounds, month_of
-from storage.videos import NewVideo, VideoStore
+from storage.catalog.database import Catalog
+from storage.catalog.runs.store import RunFailure, RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.usage import ALL, UsageStore, consume, month_bounds, month_of
+from storage.catalog.videos import NewVideo, VideoStore
 from ves.clock import now_rfc3339
 from ves.errors import PlanLimitExceeded
 from ves.plans import PlanLimits

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from storage.catalog import Catalog
-from storage.tenants import TenantStore
-from storage.videos import NewVideo, VideoStore
+from storage.catalog.database import Catalog
+from storage.catalog.tenants import TenantStore
+from storage.catalog.videos import NewVideo, VideoStore
 from ves.errors import Conflict, NotFound
 
 

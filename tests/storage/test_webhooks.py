@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from storage.catalog import Catalog
-from storage.exports import Bundle, ExportStore
-from storage.runs import RunFailure, RunStore
-from storage.tenants import TenantStore
-from storage.videos import NewVideo, VideoStore
-from storage.webhooks import WebhookStore
+from storage.catalog.database import Catalog
+from storage.catalog.exports import Bundle, ExportStore
+from storage.catalog.runs.store import RunFailure, RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.videos import NewVideo, VideoStore
+from storage.catalog.webhooks.store import WebhookStore
 from ves.errors import Conflict, NotFound, PlanLimitExceeded, ValidationFailed
 from ves.plans import PlanLimits
 

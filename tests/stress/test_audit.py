@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stress import audit
+from stress.dependency_audit import run as audit
 
 
 def test_an_audit_that_could_reach_no_advisory_data_says_so_and_passes() -> None:

@@ -1,4 +1,4 @@
-"""The whole tenant isolation matrix (``stress.isolation``) against a live API: 0 leaks."""
+"""The whole tenant isolation matrix (``stress.isolation.run``) against a live API: 0 leaks."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import pytest
 from fastapi import FastAPI
 
 from api.app import create_app
-from storage.catalog import Catalog
-from storage.tenants import TenantStore
-from stress.isolation import cells_of, check_all, http_routes
-from stress.isolation_world import RefusingSubmitter, TenantWorld, make_tenants
+from storage.catalog.database import Catalog
+from storage.catalog.tenants import TenantStore
+from stress.isolation.run import cells_of, check_all, http_routes
+from stress.isolation.world import RefusingSubmitter, TenantWorld, make_tenants
+from testkit.live_server import serve_app
 from tests.conftest import Client
-from tests.fixtures.live_server import serve_app
 from tests.fixtures.published import new_video, published_run
 from tests.fixtures.settings_env import export_settings
 from ves.ids import new_id

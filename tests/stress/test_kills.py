@@ -1,8 +1,8 @@
-"""Kill -9 trials, short version (``stress.kills`` runs 20): the real ``ves serve`` in its own
+"""Kill -9 trials, short version (``stress.kills.run`` runs 20): the real ``ves serve`` in its own
 processes, a flow run killed mid-detection and the whole service killed as its run publishes.
 
 Each trial's run must end with a reason, the clip executed again must tell its truth, and the
-catalog, store, usage counters and Prefect must pass every check of ``stress.kill_checks``;
+catalog, store, usage counters and Prefect must pass every check of ``stress.kills.checks``;
 what the reader beside it was served must come from whole, succeeded runs.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from stress.kills import Trial, run_trials, summary
+from stress.kills.run import Trial, run_trials, summary
 
 pytestmark = [
     pytest.mark.slow,

@@ -1,4 +1,4 @@
-"""Short versions of ``stress.load`` and ``stress.slow_clients`` against ``ves serve``.
+"""Short versions of ``stress.load.run`` and ``stress.slow_clients.run`` against ``ves serve``.
 
 One service (as a new user starts it: Prefect server, worker, API) for both, with header and body
 deadlines of 2 s so that the slow connections are closed within the test. What is asserted is the
@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from stress.load import ROUTES, load
-from stress.load_world import Service, World, lobby_clip, make_world, served
-from stress.slow_clients import KINDS, slow_clients
+from stress.load.run import ROUTES, load
+from stress.load.world import Service, World, lobby_clip, make_world, served
+from stress.slow_clients.run import KINDS, slow_clients
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 

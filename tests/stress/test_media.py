@@ -1,4 +1,4 @@
-"""The hostile media corpus, quick subset, through the real flow (``stress.media --quick``).
+"""The hostile media corpus, quick subset, through the real flow (``stress.media.run --quick``).
 
 Each case runs in a child process against this session's Prefect server; the assertions are the
 truths each input must meet (an outcome from its allowed set, within its bounds), and a few
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from stress.media import Result, run_cases, summary
-from stress.media_cases import SUCCEEDS, TRUNCATED, by_name
+from stress.media.cases import SUCCEEDS, TRUNCATED, by_name
+from stress.media.run import Result, run_cases, summary
 
 pytestmark = pytest.mark.slow
 

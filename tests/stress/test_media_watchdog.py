@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from stress.media import Result, child_env, run_child
-from stress.media_cases import SUCCEEDS, Case, by_name
+from stress.media.cases import SUCCEEDS, Case, by_name
+from stress.media.run import Result, child_env, run_child
 
 
 def _run(tmp_path: Path, time_s: float = 30.0, memory_mib: float = 600.0) -> Result:

@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from storage.audit import AuditEntry, AuditLog
-from storage.blobs import open_blob_store
-from storage.catalog import Catalog
-from storage.exports import Bundle, ExportStore, bundle_key
-from storage.records import Run
-from storage.retention import RetentionStore
-from storage.runs import RunStore
-from storage.tenants import TenantStore
-from storage.usage import ALL, UsageStore
-from storage.videos import VideoStore
+from storage.artifacts.blobs import open_blob_store
+from storage.catalog.audit import AuditEntry, AuditLog
+from storage.catalog.database import Catalog
+from storage.catalog.exports import Bundle, ExportStore, bundle_key
+from storage.catalog.records import Run
+from storage.catalog.retention import RetentionStore
+from storage.catalog.runs.store import RunStore
+from storage.catalog.tenants import TenantStore
+from storage.catalog.usage import ALL, UsageStore
+from storage.catalog.videos import VideoStore
 from tasks.retention import TRASH, sweep_retention
 from tests.fixtures.published import new_video, published_run
 from ves.settings import Settings
@@ -145,7 +145,7 @@ def test_audit_records_have_their_own_retention_and_the_chain_still_verifies(
     the plan keeps artifacts; expiring a run is recorded as the service's own act."""
     audit = AuditLog(catalog)
     video = new_video(catalog, acme)
-    monkeypatch.setattr("storage.audit.now_rfc3339", lambda: "2020-01-01T00:00:00.000Z")
+    monkeypatch.setattr("storage.catalog.audit.now_rfc3339", lambda: "2020-01-01T00:00:00.000Z")
     old = [audit.append(AuditEntry(acme, "key_1", "GET /x", 200, video)) for _ in range(3)]
     monkeypatch.undo()
     kept = audit.append(AuditEntry(acme, "key_1", "GET /x", 200, video))

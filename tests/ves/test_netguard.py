@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import ves.netguard as netguard
-from tests.fixtures.media_server import MediaServer
+from testkit.media_server import MediaServer
 from ves.errors import SourceRejected, SourceUnreachable, ValidationFailed
 from ves.netguard import check_url, download, open_source, refusal_reason
 

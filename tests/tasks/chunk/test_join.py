@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from synthetic import lobby_scene, write_video
 from tasks.chunk.join import join_chunks
 from tasks.chunk.plan import Chunk, plan_chunks
 from tasks.chunk.stage import ChunkResult, chunk_dir
@@ -27,7 +28,6 @@ from tasks.sample.sampler import SampleConfig
 from tasks.sample.stage import SampledFrames, sample_video
 from ves.errors import SourceTruncated
 from ves.settings import Settings
-from ves.synthetic import lobby_scene, write_video
 
 CONFIG = SampleConfig(5.0, 600.0, 320, 480, 0.3)
 

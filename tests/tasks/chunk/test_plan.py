@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from synthetic import lobby_scene, write_video
 from tasks.chunk.plan import Chunk, keyframe_times, lead_start, plan, plan_chunks, seekable
 from tasks.context import SourceRef
 from tasks.decode.stage import SourceInfo, decode_source
 from ves.settings import Settings
-from ves.synthetic import lobby_scene, write_video
 
 EVERY_2S = [float(t) for t in range(0, 60, 2)]
 

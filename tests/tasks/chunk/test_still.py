@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from synthetic import GroundTruth, lobby_scene, write_video
 from tasks.chunk.join import join_chunks
 from tasks.chunk.plan import plan_chunks
 from tasks.chunk.stage import ChunkResult, chunk_dir
@@ -26,7 +27,6 @@ from tasks.detections import Detections
 from tasks.sample.sampler import SampleConfig
 from tasks.sample.stage import sample_video
 from ves.settings import Settings
-from ves.synthetic import GroundTruth, lobby_scene, write_video
 
 CONFIG = SampleConfig(5.0, 600.0, 320, 480, 0.3)
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from synthetic import lobby_scene
 from tasks.chunk.window import analyse_window, linked
 from tasks.context import RunContext, SourceRef
 from tasks.decode.live import WindowBytes
 from tasks.options import RunOptions
-from tests.fixtures.hls import write_hls
+from testkit.hls import write_hls
 from ves.settings import Settings
-from ves.synthetic import lobby_scene
 
 
 def _window(root: Path, lead: int | None, own: list[int], start_s: float) -> WindowBytes:

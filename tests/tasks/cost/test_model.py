@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from storage.run_costs import CostSample
+from storage.catalog.runs.costs import CostSample
 from tasks.context import ComputeBudget
 from tasks.cost.model import (
     DRIVERS,

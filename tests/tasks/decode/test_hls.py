@@ -14,6 +14,7 @@ from pathlib import Path
 import av
 import pytest
 
+from synthetic import GroundTruth, SceneSpec, ground_truth, lobby_scene
 from tasks.decode.hls import (
     HlsLimits,
     MediaPlaylist,
@@ -24,10 +25,9 @@ from tasks.decode.hls import (
     parse_master,
     parse_media,
 )
-from tests.fixtures.hls import write_hls
-from tests.fixtures.media_server import MediaServer
+from testkit.hls import write_hls
+from testkit.media_server import MediaServer
 from ves.errors import LimitExceeded, SourceInvalid, SourceRejected, SourceUnreachable
-from ves.synthetic import GroundTruth, SceneSpec, ground_truth, lobby_scene
 
 BASE = "https://media.example.com/live/master.m3u8"
 METADATA = "http://169.254.169.254/latest/meta-data/segment.ts"

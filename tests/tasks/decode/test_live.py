@@ -1,6 +1,6 @@
 """Following a live HLS playlist: the live edge, windows without gap or overlap, the ends.
 
-The stream is a real local live server (``tests.fixtures.live_hls``) whose segments appear when
+The stream is a real local live server (``testkit.live_hls``) whose segments appear when
 the follower waits: its ``sleep`` shows the next segment instead of sleeping, so every window is
 exact and nothing is timed.
 """
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from synthetic import lobby_scene
 from tasks.decode.hls import HlsLimits, parse_media
 from tasks.decode.live import LiveFollower, live_edge
-from tests.fixtures.live_hls import LiveHls
-from ves.synthetic import lobby_scene
+from testkit.live_hls import LiveHls
 
 LIMITS = HlsLimits(600.0, 1 << 30, 4096, 4096, 10.0, allow_private=True)
 

@@ -16,10 +16,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from synthetic import SceneSpec, lobby_scene, write_video
 from tasks.context import SourceRef
 from tasks.decode.stage import SourceInfo, decode_source, open_video, probe_video
-from tests.fixtures.hls import write_hls
-from tests.fixtures.media_server import MediaServer
+from testkit.hls import write_hls
+from testkit.media_server import MediaServer
 from ves.errors import (
     LimitExceeded,
     SourceInvalid,
@@ -29,7 +30,6 @@ from ves.errors import (
     VesError,
 )
 from ves.settings import Settings
-from ves.synthetic import SceneSpec, lobby_scene, write_video
 
 CLIP = SceneSpec(duration_s=4.0, objects=lobby_scene().objects[:1])  # 320x240, 10 fps, 40 frames
 MP4 = "mov,mp4,m4a,3gp,3g2,mj2"
@@ -278,7 +278,7 @@ def test_a_downloaded_impostor_is_source_invalid(
 
 def test_probe_refuses_a_decompression_bomb(tmp_path: Path, settings: Settings) -> None:
     """3,000 tiny frames at 1000 fps: within a 10 s duration bound, over its 2,400-frame budget."""
-    from stress.media_corpus import bomb
+    from stress.media.corpus import bomb
 
     path = bomb(tmp_path / "bomb.mkv", 3000, 1000)
     assert path.stat().st_size < 200_000

@@ -28,8 +28,8 @@ from tasks.detect.detectors.face import (
 from tasks.detections import Detections
 from tasks.geometry import box_iou
 from tasks.sample.frames import TEXT_DIR, frame_name
+from testkit.face_truth import ASTRONAUT_FACE, lfw_recall, photo
 from tests.fixtures.onnx_models import build_colour_detector
-from tests.tasks.detect.face_truth import ASTRONAUT_FACE, lfw_recall, photo
 from ves.errors import DetectorUnavailable
 
 Frame = npt.NDArray[np.uint8]

@@ -16,16 +16,7 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 
-from tasks.detect.detectors.background import edge_strength, edges_in
-from tasks.detect.detectors.motion import (
-    MotionConfig,
-    MotionDetector,
-    boxes_from_mask,
-    merge_boxes,
-    score_regions,
-)
-from tasks.detections import Detections
-from ves.synthetic import (
+from synthetic import (
     Box,
     GroundTruth,
     MovingObject,
@@ -35,7 +26,16 @@ from ves.synthetic import (
     lobby_scene,
     render_frame,
 )
-from ves.synthetic.scenes import demo_scene
+from synthetic.scenes import demo_scene
+from tasks.detect.detectors.background import edge_strength, edges_in
+from tasks.detect.detectors.motion import (
+    MotionConfig,
+    MotionDetector,
+    boxes_from_mask,
+    merge_boxes,
+    score_regions,
+)
+from tasks.detections import Detections
 
 SAMPLE_FPS = 5
 WIDTH = 320

@@ -13,6 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from synthetic import (
+    GroundTruth,
+    MovingObject,
+    SceneSpec,
+    TextSign,
+    ground_truth,
+    render_frame,
+    write_video,
+)
 from tasks.detect.detectors.base import FrameView
 from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.detectors.ocr import OcrConfig, OcrDetector
@@ -23,15 +32,6 @@ from tasks.sample.sampler import SampleConfig
 from tasks.sample.stage import SampledFrames, sample_video
 from tests.tasks.sample.test_stage import probe
 from ves.settings import Settings
-from ves.synthetic import (
-    GroundTruth,
-    MovingObject,
-    SceneSpec,
-    TextSign,
-    ground_truth,
-    render_frame,
-    write_video,
-)
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ from tasks.detect.detectors.base import FrameView
 from tasks.detect.detectors.person import PersonConfig, PersonDetector
 from tasks.detections import Detections
 from tasks.sample.frames import frame_name
-from tests.fixtures.people_truth import BoxScore, load_labels, score_frame
+from testkit.people_truth import BoxScore, load_labels, score_frame
 
 THUMB = (480, 360)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from synthetic import lobby_scene, write_video
 from tasks.detect.detectors.base import FrameView
 from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.detectors.motion import MotionConfig, MotionDetector
@@ -25,7 +26,6 @@ from tests.fixtures.onnx_models import build_colour_detector
 from tests.tasks.sample.test_stage import probe
 from ves.errors import DetectorUnavailable
 from ves.settings import Settings
-from ves.synthetic import lobby_scene, write_video
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,9 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
-from storage.artifacts import THUMBS, write_table
-from storage.reads import ArtifactReader
-from storage.spans import canonical_sha256, span_document, thumbnail_url
+from storage.artifacts.layout import THUMBS, write_table
+from storage.artifacts.reads import ArtifactReader
+from storage.artifacts.spans import canonical_sha256, span_document, thumbnail_url
 from tasks.evidence.stage import build_evidence, draw_thumbnail
 from tasks.world_state.stage import SpanPlan
 from tests.tasks.world_state.test_stage import STORY, STORY_FRAMES, build

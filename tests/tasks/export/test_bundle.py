@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from storage.spans import canonical_json, canonical_sha256
+from storage.artifacts.spans import canonical_json, canonical_sha256
 from tasks.export.bundle import BundleMeta, BundleWriter
 from tests.fixtures.bundles import SPANS, BuiltBundle, rewrite_bundle, span_document
 from ves.signing import SigningKey

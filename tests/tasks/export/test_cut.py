@@ -9,8 +9,8 @@ import av
 import numpy as np
 import pytest
 
+from synthetic import lobby_scene, render_frame, scale_scene, write_video
 from tasks.export.cut import Rgb, clip_window, cut_clip
-from ves.synthetic import lobby_scene, render_frame, scale_scene, write_video
 
 SCENE = replace(scale_scene(lobby_scene(), width=320, height=240, duration_s=6), noise=0.0)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from storage.spans import canonical_json
+from storage.artifacts.spans import canonical_json
 from tasks.export.verify import Verdict, verify_bundle
 from tests.fixtures.bundles import BuiltBundle, build_bundle, flip_one_byte, rewrite_bundle
 from ves.errors import NotABundle

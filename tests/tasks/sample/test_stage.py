@@ -11,6 +11,7 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 
+from synthetic import GroundTruth, SceneSpec, lobby_scene, write_video
 from tasks.context import SourceRef
 from tasks.decode.stage import SourceInfo, decode_source
 from tasks.sample.sampler import SampleConfig, scaled_size
@@ -18,7 +19,6 @@ from tasks.sample.scene_score import scene_score
 from tasks.sample.stage import SampledFrames, sample_video
 from ves.errors import LimitExceeded, SourceInvalid, SourceTruncated
 from ves.settings import Settings
-from ves.synthetic import GroundTruth, SceneSpec, lobby_scene, write_video
 
 Grey = npt.NDArray[np.uint8]
 FPS = 5.0
@@ -215,8 +215,8 @@ def test_an_mp4_cut_in_half_is_source_invalid(tmp_path: Path, settings: Settings
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "KNOWN LIMITATION (documented in the README): an MPEG-TS cut to 40% is accepted as a "
-        "complete "
+        "KNOWN LIMITATION (documented in docs/concepts/detectors.md): an MPEG-TS cut to 40% "
+        "is accepted as a complete "
         "1.5 s video. MPEG-TS has no duration header, so probe_video's duration is FFmpeg's "
         "estimate from the truncated file's own last timestamp, and _check_complete never "
         "sees a shortfall (e.g. an uploaded .ts whose copy was cut short)"
@@ -314,7 +314,7 @@ def test_a_fast_video_sampled_sparsely_skips_unreferenced_frames_but_keeps_the_r
 def test_decoding_stops_at_the_frame_budget(tmp_path: Path, settings: Settings) -> None:
     """A bomb the probe let through (its header lies, or the bound is the run's own) is stopped
     after max_duration_s x 240 frames, however little time those frames claim."""
-    from stress.media_corpus import bomb
+    from stress.media.corpus import bomb
 
     source = probe(bomb(tmp_path / "bomb.mkv", 3000, 1000), settings)
     with pytest.raises(LimitExceeded, match="more than 2400 frames in its first 10 s"):
@@ -328,8 +328,8 @@ def test_a_rotated_video_is_sampled_as_it_is_displayed(
     """A display matrix turning the picture ``rotation`` degrees counterclockwise (as phones
     write it): the source reports the upright size, and every thumbnail is the rendered frame
     turned that way (FFmpeg's players turn it so; the stage used to keep it on its side)."""
-    from stress.media_corpus import encode
-    from ves.synthetic import render_frame
+    from stress.media.corpus import encode
+    from synthetic import render_frame
 
     spec = SceneSpec(duration_s=1.0, objects=lobby_scene().objects[:1])
     frames = [render_frame(spec, i) for i in range(spec.frame_count)]

@@ -9,10 +9,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from synthetic import ground_truth, lobby_scene
 from tasks.detections import Detections
 from tasks.track import kalman
 from tasks.track.bytetrack import Tracker, TrackerConfig, track_detections
-from ves.synthetic import ground_truth, lobby_scene
 
 FPS = 5.0
 Box = tuple[float, float, float, float]

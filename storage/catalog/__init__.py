@@ -1,0 +1,1 @@
+"""The SQL catalog (SQLite or PostgreSQL): engines, tables, migrations, and one store per entity."""

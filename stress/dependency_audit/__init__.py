@@ -1,0 +1,1 @@
+"""Known vulnerabilities in the pinned dependency set, by pip-audit."""

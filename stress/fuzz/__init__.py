@@ -1,0 +1,1 @@
+"""API fuzzing with schemathesis over the served OpenAPI."""

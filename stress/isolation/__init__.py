@@ -1,0 +1,1 @@
+"""Tenant isolation matrix over every route and MCP tool."""

@@ -1,0 +1,1 @@
+"""Load: concurrent clients reading published runs while other runs execute."""

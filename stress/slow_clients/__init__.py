@@ -1,0 +1,1 @@
+"""Slow clients: connections sending a byte a second beside normal clients."""

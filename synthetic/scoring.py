@@ -1,0 +1,368 @@
+"""Scoring a run's scene graph against a synthetic scene's ground truth.
+
+The perception benchmark and its seeded test score every scene with these functions, so the
+figures in the docs and the assertions in CI mean the same thing. Inputs are plain rows as the
+artifacts hold them (``objects``, ``tracks``): times in seconds, boxes normalised ``x1, y1, x2,
+y2``. Nothing here reads files.
+
+- Physical objects (class other than ``text``) are matched one to one to the truth's objects
+  (Hungarian) when their seen intervals overlap with IoU >= 0.5 and their tracked boxes lie on
+  the truth's (mean box IoU >= ``SPATIAL_IOU`` over the frames both have). Unmatched ones are
+  phantoms; the count is exact when there are as many as the truth has.
+- Identity: per sampled frame, tracked boxes are matched to the truth's visible boxes (box IoU
+  >= 0.5; a truth box more than half covered by an object drawn over it is not visible, and
+  boxes matching it count neither way). IDF1 is Ristani et al.'s: identities matched once for
+  the whole video, ``2 IDTP / (truth boxes + tracked boxes)``. A switch is a truth object whose
+  matched track changes from one matched frame to the next.
+- Texts match when the read string equals the truth's (case and spaces ignored) and the seen
+  intervals overlap; first/last errors are measured on matched texts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from synthetic.scene import Box, GroundTruth, ObjectTruth
+
+INTERVAL_IOU = 0.5
+SPATIAL_IOU = 0.3
+BOX_IOU = 0.5
+TEXT = "text"
+
+
+def interval_iou(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """IoU of two closed time intervals (a point interval counts as length 0)."""
+    inter = min(a[1], b[1]) - max(a[0], b[0])
+    union = max(a[1], b[1]) - min(a[0], b[0])
+    if inter < 0:
+        return 0.0
+    return 1.0 if union <= 0 else inter / union
+
+
+def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
+    inter = _intersection(a, b)
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def normalised_text(text: str) -> str:
+    """A text as compared: case and spaces do not count."""
+    return "".join(text.split()).casefold()
+
+
+@dataclass(frozen=True)
+class Predicted:
+    """One scene-graph object of a run, with its tracked boxes by frame index."""
+
+    object_id: str
+    cls: str
+    first_s: float
+    last_s: float
+    text: str | None
+    boxes: Mapping[int, Box]
+
+
+def predicted_objects(
+    objects: Iterable[Mapping[str, Any]], tracks: Iterable[Mapping[str, Any]], fps: float
+) -> list[Predicted]:
+    """The run's objects (``objects.parquet`` rows) with their ``tracks.parquet`` boxes, keyed
+    by the video's frame index (``round(t_s * fps)``)."""
+    boxes: dict[str, dict[int, Box]] = {}
+    for row in tracks:
+        if row.get("track_id"):
+            x1, y1, x2, y2 = (float(v) for v in row["bbox"])
+            boxes.setdefault(str(row["track_id"]), {})[round(row["t_s"] * fps)] = (x1, y1, x2, y2)
+    found = []
+    for row in objects:
+        attributes = row["attributes"]
+        if isinstance(attributes, str):
+            attributes = json.loads(attributes)
+        text = attributes.get("text") if row["class"] == TEXT else None
+        found.append(
+            Predicted(
+                str(row["object_id"]),
+                str(row["class"]),
+                float(row["first_seen_s"]),
+                float(row["last_seen_s"]),
+                text,
+                boxes.get(str(row["object_id"]), {}),
+            )
+        )
+    return found
+
+
+@dataclass
+class SceneScore:
+    """What one scene's run got right and wrong."""
+
+    truth_objects: int = 0
+    predicted_objects: int = 0
+    matched_objects: int = 0
+    first_errors_s: list[float] = field(default_factory=list)
+    last_errors_s: list[float] = field(default_factory=list)
+    truth_texts: int = 0
+    predicted_texts: int = 0
+    matched_texts: int = 0
+    texts_in_time: int = 0  # matched texts whose first and last seen are within 1 s
+    id_switches: int = 0
+    idtp: int = 0
+    truth_boxes: int = 0
+    tracked_boxes: int = 0
+    asked_count: int | None = None
+    named_person: int = 0  # physical objects the run called "person" (no synthetic blob is one)
+
+    @property
+    def phantoms(self) -> int:
+        return self.predicted_objects - self.matched_objects
+
+    @property
+    def count_exact(self) -> bool:
+        return self.predicted_objects == self.truth_objects
+
+    @property
+    def ask_exact(self) -> bool:
+        return self.asked_count == self.truth_objects
+
+
+def _normalised_truth_boxes(truth: GroundTruth, obj: ObjectTruth) -> dict[int, Box]:
+    w, h = truth.spec.width, truth.spec.height
+    return {i: (b[0] / w, b[1] / h, b[2] / w, b[3] / h) for i, b in obj.boxes.items()}
+
+
+def _spatial_agreement(truth_boxes: Mapping[int, Box], predicted: Mapping[int, Box]) -> float:
+    shared = [i for i in predicted if i in truth_boxes]
+    if not shared:
+        return 0.0
+    return float(np.mean([box_iou(truth_boxes[i], predicted[i]) for i in shared]))
+
+
+def match_objects(
+    truth: GroundTruth, physical: Sequence[Predicted]
+) -> list[tuple[ObjectTruth, Predicted]]:
+    """One-to-one matches of truth objects to physical objects (see the module doc)."""
+    if not truth.objects or not physical:
+        return []
+    score = np.zeros((len(truth.objects), len(physical)))
+    for i, obj in enumerate(truth.objects):
+        boxes = _normalised_truth_boxes(truth, obj)
+        for j, pred in enumerate(physical):
+            t_iou = interval_iou((obj.first_seen_s, obj.last_seen_s), (pred.first_s, pred.last_s))
+            if t_iou >= INTERVAL_IOU and _spatial_agreement(boxes, pred.boxes) >= SPATIAL_IOU:
+                score[i, j] = t_iou
+    rows, cols = linear_sum_assignment(-score)
+    return [(truth.objects[i], physical[j]) for i, j in zip(rows, cols, strict=True) if score[i, j]]
+
+
+def _occluded(truth: GroundTruth, index: int, frame: int) -> bool:
+    """More than half of object ``index``'s box is under objects drawn after it."""
+    box = truth.objects[index].boxes[frame]
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    covered = sum(
+        _intersection(box, later.boxes[frame])
+        for later in truth.objects[index + 1 :]
+        if frame in later.boxes
+    )
+    return covered > area / 2
+
+
+def _intersection(a: Sequence[float], b: Sequence[float]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    return ix * iy
+
+
+def _frame_matches(truth_boxes: dict[int, Box], tracked: dict[str, Box]) -> list[tuple[int, str]]:
+    """Truth index -> track id at one frame, box IoU >= ``BOX_IOU``, Hungarian."""
+    if not truth_boxes or not tracked:
+        return []
+    keys, ids = list(truth_boxes), list(tracked)
+    iou = np.array([[box_iou(truth_boxes[k], tracked[t]) for t in ids] for k in keys])
+    rows, cols = linear_sum_assignment(-iou)
+    return [(keys[r], ids[c]) for r, c in zip(rows, cols, strict=True) if iou[r, c] >= BOX_IOU]
+
+
+def score_identity(
+    truth: GroundTruth, physical: Sequence[Predicted], frames: Iterable[int], score: SceneScore
+) -> None:
+    """IDF1's counts and identity switches over the sampled ``frames``."""
+    norm = [_normalised_truth_boxes(truth, o) for o in truth.objects]
+    pair_counts: dict[tuple[int, str], int] = {}
+    last_track: dict[int, str] = {}
+    for frame in frames:
+        visible: dict[int, Box] = {}
+        hidden: dict[int, Box] = {}
+        for i, boxes in enumerate(norm):
+            if frame in boxes:
+                (hidden if _occluded(truth, i, frame) else visible)[i] = boxes[frame]
+        tracked = {p.object_id: p.boxes[frame] for p in physical if frame in p.boxes}
+        ignored = {
+            t for t, b in tracked.items() for h in hidden.values() if box_iou(b, h) >= BOX_IOU
+        }
+        tracked = {t: b for t, b in tracked.items() if t not in ignored}
+        score.truth_boxes += len(visible)
+        score.tracked_boxes += len(tracked)
+        for i, track in _frame_matches(visible, tracked):
+            pair_counts[(i, track)] = pair_counts.get((i, track), 0) + 1
+            if last_track.get(i, track) != track:
+                score.id_switches += 1
+            last_track[i] = track
+    score.idtp += _best_identity_matching(pair_counts)
+
+
+def _best_identity_matching(pair_counts: Mapping[tuple[int, str], int]) -> int:
+    if not pair_counts:
+        return 0
+    truths = sorted({i for i, _ in pair_counts})
+    tracks = sorted({t for _, t in pair_counts})
+    counts = np.zeros((len(truths), len(tracks)))
+    for (i, t), n in pair_counts.items():
+        counts[truths.index(i), tracks.index(t)] = n
+    rows, cols = linear_sum_assignment(-counts)
+    return int(counts[rows, cols].sum())
+
+
+def score_texts(truth: GroundTruth, texts: Sequence[Predicted], score: SceneScore) -> None:
+    """Text recall, precision and timing against the truth's signs."""
+    score.truth_texts += len(truth.texts)
+    score.predicted_texts += len(texts)
+    used: set[str] = set()
+    for sign in truth.texts:
+        want = normalised_text(sign.text)
+        candidates = [
+            p
+            for p in texts
+            if p.object_id not in used
+            and normalised_text(p.text or "") == want
+            and interval_iou((sign.start_s, sign.end_s), (p.first_s, p.last_s)) > 0
+        ]
+        if not candidates:
+            continue
+        best = max(
+            candidates, key=lambda p: min(p.last_s, sign.end_s) - max(p.first_s, sign.start_s)
+        )
+        used.add(best.object_id)
+        score.matched_texts += 1
+        if abs(best.first_s - sign.start_s) <= 1.0 and abs(best.last_s - sign.end_s) <= 1.0:
+            score.texts_in_time += 1
+
+
+def _overlap_s(pred: Predicted, start_s: float, end_s: float) -> float:
+    return min(pred.last_s, end_s) - max(pred.first_s, start_s)
+
+
+def score_scene(
+    truth: GroundTruth,
+    objects: Iterable[Mapping[str, Any]],
+    tracks: Iterable[Mapping[str, Any]],
+    sampled_frames: Iterable[int],
+    asked_count: int | None = None,
+) -> SceneScore:
+    """Every figure of one scene (see the module doc)."""
+    predicted = predicted_objects(objects, tracks, truth.fps)
+    physical = [p for p in predicted if p.cls != TEXT]
+    score = SceneScore(len(truth.objects), len(physical), asked_count=asked_count)
+    score.named_person = sum(p.cls == "person" for p in physical)
+    matches = match_objects(truth, physical)
+    score.matched_objects = len(matches)
+    for obj, pred in matches:
+        score.first_errors_s.append(abs(pred.first_s - obj.first_seen_s))
+        score.last_errors_s.append(abs(pred.last_s - obj.last_seen_s))
+    score_identity(truth, physical, sampled_frames, score)
+    score_texts(truth, [p for p in predicted if p.cls == TEXT], score)
+    return score
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The benchmark's figures over many scenes (see ``summarise``)."""
+
+    scenes: int
+    object_precision: float
+    object_recall: float
+    count_exact: float
+    phantoms_per_100: float
+    text_recall: float
+    text_precision: float
+    text_in_time: float
+    first_p50_s: float
+    first_p95_s: float
+    last_p50_s: float
+    last_p95_s: float
+    id_switches: int
+    idf1: float
+    ask_exact: float
+    named_person: float
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        """(figure, value, target) rows for a table."""
+        return [
+            ("object precision (interval IoU >= 0.5)", f"{self.object_precision:.3f}", ""),
+            ("object recall", f"{self.object_recall:.3f}", ""),
+            ("scenes with the exact object count", f"{self.count_exact:.1%}", ">= 95%"),
+            ("phantom objects per 100 scenes", f"{self.phantoms_per_100:.1f}", "<= 1"),
+            ("text recall", f"{self.text_recall:.1%}", ">= 97%"),
+            ("text precision", f"{self.text_precision:.1%}", ""),
+            ("texts with first/last seen within 1 s", f"{self.text_in_time:.1%}", ""),
+            (
+                "first seen error p50 / p95 (s)",
+                f"{self.first_p50_s:.2f} / {self.first_p95_s:.2f}",
+                "p95 <= 0.5",
+            ),
+            (
+                "last seen error p50 / p95 (s)",
+                f"{self.last_p50_s:.2f} / {self.last_p95_s:.2f}",
+                "p95 <= 0.5",
+            ),
+            ("identity switches", str(self.id_switches), ""),
+            ("IDF1", f"{self.idf1:.3f}", ">= 0.95"),
+            ('"How many objects appeared?" exact', f"{self.ask_exact:.1%}", ""),
+            ("objects named person (no blob is one)", f"{self.named_person:.1%}", "~0"),
+        ]
+
+
+def _ratio(part: float, whole: float) -> float:
+    return part / whole if whole else 1.0
+
+
+def _percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else 0.0
+
+
+def summarise(scores: Sequence[SceneScore]) -> Summary:
+    """Pool every scene's counts (precision and recall over all objects, not per scene)."""
+    total = sum
+    firsts = [e for s in scores for e in s.first_errors_s]
+    lasts = [e for s in scores for e in s.last_errors_s]
+    matched = total(s.matched_objects for s in scores)
+    texts = total(s.matched_texts for s in scores)
+    return Summary(
+        scenes=len(scores),
+        object_precision=_ratio(matched, total(s.predicted_objects for s in scores)),
+        object_recall=_ratio(matched, total(s.truth_objects for s in scores)),
+        count_exact=_ratio(total(s.count_exact for s in scores), len(scores)),
+        phantoms_per_100=100 * _ratio(total(s.phantoms for s in scores), len(scores)),
+        text_recall=_ratio(texts, total(s.truth_texts for s in scores)),
+        text_precision=_ratio(texts, total(s.predicted_texts for s in scores)),
+        text_in_time=_ratio(total(s.texts_in_time for s in scores), texts),
+        first_p50_s=_percentile(firsts, 50),
+        first_p95_s=_percentile(firsts, 95),
+        last_p50_s=_percentile(lasts, 50),
+        last_p95_s=_percentile(lasts, 95),
+        id_switches=total(s.id_switches for s in scores),
+        idf1=_ratio(
+            2 * total(s.idtp for s in scores),
+            total(s.truth_boxes + s.tracked_boxes for s in scores),
+        ),
+        ask_exact=_ratio(total(s.ask_exact for s in scores), len(scores)),
+        named_person=_ratio(
+            total(s.named_person for s in scores), total(s.predicted_objects for s in scores)
+        )
+        if any(s.predicted_objects for s in scores)
+        else 0.0,
+    )

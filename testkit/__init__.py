@@ -1,0 +1,1 @@
+"""The test kit shared by tests, benchmarks and stress: servers, topologies, truths and scorers."""

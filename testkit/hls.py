@@ -1,0 +1,45 @@
+"""Write HLS VOD playlists from synthetic scenes or existing videos."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import av
+
+from synthetic import SceneSpec, write_video
+
+
+def _remux(source: Path, playlist: Path, segment_s: float) -> Path:
+    """Copy the first video stream's packets into the ``hls`` muxer."""
+    options = {
+        "hls_time": f"{segment_s:g}",
+        "hls_playlist_type": "vod",
+        "hls_segment_filename": str(playlist.parent / "segment_%03d.ts"),
+    }
+    with av.open(str(source)) as src, av.open(str(playlist), "w", "hls", options) as out:
+        in_stream = src.streams.video[0]
+        out_stream = out.add_stream_from_template(in_stream)
+        for packet in src.demux(in_stream):
+            if packet.dts is None:  # the demuxer's end-of-stream flush packet
+                continue
+            packet.stream = out_stream
+            out.mux(packet)
+    return playlist
+
+
+def write_hls(source: SceneSpec | Path, out_dir: Path, segment_s: float = 2.0) -> Path:
+    """Write ``index.m3u8`` plus ``segment_NNN.ts`` into ``out_dir``; return the playlist.
+
+    A ``SceneSpec`` is first encoded to MPEG-TS (no B-frames, so timestamps
+    start at 0); a path is remuxed as is. Segments split on keyframes, so
+    each lasts ``segment_s`` rounded up to the source GOP (2 s for scenes).
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    playlist = out_dir / "index.m3u8"
+    if not isinstance(source, SceneSpec):
+        return _remux(Path(source), playlist, segment_s)
+    with tempfile.TemporaryDirectory() as tmp:
+        video = Path(tmp) / "source.ts"
+        write_video(source, video)
+        return _remux(video, playlist, segment_s)

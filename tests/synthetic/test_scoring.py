@@ -1,0 +1,114 @@
+"""The perception scorer against hand-made runs of a scene with known truth.
+
+Each case builds the rows a run would publish (``objects``, ``tracks``) from the truth itself,
+then spoils them in one known way, and checks that exactly that mistake is counted.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from synthetic import GroundTruth, MovingObject, SceneSpec, TextSign, ground_truth
+from synthetic.scoring import interval_iou, score_scene, summarise
+
+FPS = 10
+WIDE, HIGH = 320, 240
+
+
+@pytest.fixture(scope="module")
+def truth() -> GroundTruth:
+    red = MovingObject("red", (220, 40, 40), (30, 60), ((1.0, 20.0, 60.0), (6.0, 300.0, 60.0)))
+    blue = MovingObject("blue", (40, 40, 220), (30, 30), ((2.0, 160.0, 200.0), (9.0, 160.0, 20.0)))
+    sign = TextSign("EXIT 3", 3.0, 8.0, (160, 120), font_px=28)
+    spec = SceneSpec(width=WIDE, height=HIGH, fps=FPS, objects=(red, blue), signs=(sign,))
+    return ground_truth(spec)
+
+
+def _object(
+    object_id: str, first: float, last: float, cls: str = "motion", text: str = ""
+) -> dict[str, Any]:
+    attributes = json.dumps({"text": text} if text else {})
+    return {
+        "object_id": object_id,
+        "class": cls,
+        "first_seen_s": first,
+        "last_seen_s": last,
+        "attributes": attributes,
+    }
+
+
+def perfect_run(truth: GroundTruth) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The rows of a run that saw exactly the truth, tracked at every frame."""
+    objects, tracks = [], []
+    for k, obj in enumerate(truth.objects):
+        objects.append(_object(f"obj_{k}", obj.first_seen_s, obj.last_seen_s))
+        for frame, (x1, y1, x2, y2) in obj.boxes.items():
+            box = [x1 / WIDE, y1 / HIGH, x2 / WIDE, y2 / HIGH]
+            tracks.append({"t_s": frame / FPS, "bbox": box, "track_id": f"obj_{k}"})
+    text = truth.texts[0]
+    objects.append(_object("obj_t", text.start_s, text.end_s, "text", " exit  3"))
+    return objects, tracks
+
+
+def frames(truth: GroundTruth) -> list[int]:
+    return list(range(0, truth.frame_count, 2))
+
+
+def test_a_run_that_saw_the_truth_scores_perfectly(truth: GroundTruth) -> None:
+    objects, tracks = perfect_run(truth)
+    score = score_scene(truth, objects, tracks, frames(truth), asked_count=2)
+    assert (score.matched_objects, score.phantoms, score.count_exact) == (2, 0, True)
+    assert (score.matched_texts, score.texts_in_time, score.id_switches) == (1, 1, 0)
+    assert score.idtp == score.truth_boxes == score.tracked_boxes > 0
+    assert summarise([score]).idf1 == 1.0 and score.ask_exact
+
+
+def test_an_invented_object_is_a_phantom_and_breaks_the_count(truth: GroundTruth) -> None:
+    objects, tracks = perfect_run(truth)
+    objects.append(_object("obj_x", 0.0, 9.0))
+    tracks += [
+        {"t_s": f / FPS, "bbox": [0.0, 0.0, 0.1, 0.1], "track_id": "obj_x"} for f in range(90)
+    ]
+    score = score_scene(truth, objects, tracks, frames(truth))
+    assert (score.phantoms, score.count_exact, score.matched_objects) == (1, False, 2)
+    assert summarise([score]).phantoms_per_100 == 100.0
+
+
+def test_an_object_seen_in_the_wrong_place_is_not_matched(truth: GroundTruth) -> None:
+    objects, tracks = perfect_run(truth)
+    for row in tracks:
+        if row["track_id"] == "obj_1":
+            row["bbox"] = [0.8, 0.0, 0.9, 0.1]
+    score = score_scene(truth, objects, tracks, frames(truth))
+    assert (score.matched_objects, score.phantoms) == (1, 1)
+
+
+def test_a_swap_of_identities_halfway_counts_one_switch_each(truth: GroundTruth) -> None:
+    objects, tracks = perfect_run(truth)
+    for row in tracks:
+        if row["t_s"] >= 4.0:
+            row["track_id"] = {"obj_0": "obj_1", "obj_1": "obj_0"}[row["track_id"]]
+    score = score_scene(truth, objects, tracks, frames(truth))
+    assert score.id_switches == 2
+    assert 0.4 < summarise([score]).idf1 < 0.8
+
+
+def test_texts_match_by_string_and_time(truth: GroundTruth) -> None:
+    objects, tracks = perfect_run(truth)
+    objects[-1] = _object("obj_t", 4.5, 8.0, "text", "EXIT 8")
+    score = score_scene(truth, objects, tracks, frames(truth))
+    assert (score.truth_texts, score.predicted_texts, score.matched_texts) == (1, 1, 0)
+    objects[-1] = _object("obj_t", 4.5, 8.0, "text", "exit 3")
+    late = score_scene(truth, objects, tracks, frames(truth))
+    assert (late.matched_texts, late.texts_in_time) == (1, 0)  # first seen 1.5 s late
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [((0, 2), (1, 3), 1 / 3), ((0, 1), (2, 3), 0.0), ((0, 4), (1, 2), 0.25), ((1, 1), (1, 1), 1.0)],
+)
+def test_interval_iou(a: tuple[float, float], b: tuple[float, float], expected: float) -> None:
+    assert interval_iou(a, b) == pytest.approx(expected)
