@@ -2,6 +2,8 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
+# mkdocs-material prints a banner about its successor on every build; the build needs none.
+export NO_MKDOCS_2_WARNING := 1
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt
 
 .PHONY: run test lint typecheck docs bench stress clean
