@@ -46,7 +46,7 @@ class Settings(
     WebhookSettings,
     AskSettings,
 ):
-    """Every knob of the service; each field is documented in the README's configuration table."""
+    """Every knob of the service; docs/reference/configuration.md is rendered from them."""
 
     model_config = SettingsConfigDict(
         env_prefix="VES_", extra="ignore", frozen=True, populate_by_name=True
@@ -59,8 +59,8 @@ class Settings(
         return self.models_dir or self.data_dir / "models"
 
 
-# (title, class, purpose) in the order a reader meets them: the configuration reference is
-# grouped by the class of ``Settings.__mro__`` that declares each field.
+# (title, class, purpose) in the order a reader meets them, which is also Settings' MRO: the
+# configuration reference (docs/gen_reference.py) groups the fields by the class that declares each.
 SETTINGS_GROUPS: tuple[tuple[str, type[SettingsGroup], str], ...] = (
     (
         "Service",

@@ -73,7 +73,7 @@ class LimitSettings(SettingsGroup):
     price_per_video_minute: float = Field(
         0.0, ge=0, description="Price of one processed minute of video, for cost.json."
     )
-    # Estimates and caps (issue 17, part "estimates and caps"; README "Estimates and caps").
+    # Estimates and caps (issue 17, part "estimates and caps"; docs/how-to/estimates.md).
     cost_model_runs: int = Field(
         200,
         ge=1,

@@ -35,8 +35,8 @@ class ProcessingSettings(SettingsGroup):
         True,
         description=(
             "Decode without the codec's deblocking filter: the frames are only analysed and shown"
-            " as thumbnails, never re-encoded (README, Performance: the time saved and the truth"
-            " scores either way)."
+            " as thumbnails, never re-encoded (docs/measured/performance.md: the time saved and"
+            " the truth scores either way)."
         ),
     )
     scene_cut_threshold: float = Field(

@@ -51,7 +51,7 @@ class ServiceSettings(SettingsGroup):
     signing_key_file: Path | None = Field(
         None,
         description="PEM Ed25519 private key that signs evidence bundles, shared by every machine;"
-        " unset: `data_dir/keys/active.pem`, created on first use (README, Evidence bundles).",
+        " unset: `data_dir/keys/active.pem`, created on first use (docs/how-to/exports.md).",
     )
     log_level: str = Field("info", description="Log level of the service processes.")
 
