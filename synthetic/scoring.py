@@ -296,6 +296,7 @@ class Summary:
     idf1: float
     ask_exact: float
     named_person: float
+    named_person_objects: int  # physical objects named ``person``: none of a synthetic scene is one
 
     def rows(self) -> list[tuple[str, str, str]]:
         """(figure, value, target) rows for a table."""
@@ -321,6 +322,7 @@ class Summary:
             ("IDF1", f"{self.idf1:.3f}", ">= 0.95"),
             ('"How many objects appeared?" exact', f"{self.ask_exact:.1%}", ""),
             ("objects named person (no blob is one)", f"{self.named_person:.1%}", "~0"),
+            ("non-person objects named person (count)", str(self.named_person_objects), "0"),
         ]
 
 
@@ -363,4 +365,5 @@ def summarise(scores: Sequence[SceneScore]) -> Summary:
         )
         if any(s.predicted_objects for s in scores)
         else 0.0,
+        named_person_objects=total(s.named_person for s in scores),
     )

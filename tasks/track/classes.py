@@ -7,6 +7,14 @@ of its LOOKS (its rows tall enough for the detector to have looked, see
 ``PersonConfig.min_height``) had a person inside its box. The share is kept as the class's
 confidence; a track no look agreed on keeps the physical detector's class (``motion``).
 
+A look agrees only when the people inside the box EXPLAIN it: together they span at least
+``MIN_WIDTH_COVER`` of its width. The motion box of a person is about as wide as the person
+(arms and legs included), and people walking side by side are found side by side, so real looks
+span most of the box; a hit HOG makes on the edge of a big square blob is a person-shaped window
+(about 0.4 of its height wide) in a corner of a box as wide as tall, and spans a third of it
+(issue 30: a 186x176 rounded blob was named ``person``). The figure comes from HOG's training
+geometry (a 40x96 person in its 64x128 window), not from fitting a video.
+
 Faces are objects of their own (tracked like any box), linked to the person whose box holds
 them (``part_of``, in the world state).
 """
@@ -24,6 +32,7 @@ FloatArray = npt.NDArray[np.float32]
 
 MIN_SHARE = 0.5  # a majority of the looks
 INSIDE = 0.5  # share of the person's box inside the motion box for a look to agree
+MIN_WIDTH_COVER = 0.5  # share of the motion box's width the people inside must span together
 
 
 @dataclass(frozen=True)
@@ -46,15 +55,43 @@ def inside_share(inner: FloatArray, outer: FloatArray) -> npt.NDArray[np.float64
     return np.asarray(overlap / np.maximum(area[:, None], 1e-9), dtype=np.float64)
 
 
+def width_cover(inner: FloatArray, outer: FloatArray) -> float:
+    """Share of ``outer``'s ``(4,)`` width that the union of the ``inner`` ``(N, 4)`` boxes'
+    horizontal extents (clipped to ``outer``) spans."""
+    width = float(outer[2] - outer[0])
+    if width <= 0 or not len(inner):
+        return 0.0
+    spans = np.clip(inner[:, [0, 2]], outer[0], outer[2])
+    spans = spans[np.argsort(spans[:, 0])]
+    covered, reach = 0.0, float(outer[0])
+    for left, right in spans.tolist():
+        covered += max(0.0, right - max(left, reach))
+        reach = max(reach, right)
+    return covered / width
+
+
+def explained_rows(
+    inside: npt.NDArray[np.bool_], hits: FloatArray, boxes: FloatArray
+) -> npt.NDArray[np.bool_]:
+    """Per box of ``boxes`` ``(B, 4)``: the ``hits`` ``(H, 4)`` inside it (``inside`` ``(H, B)``)
+    span at least ``MIN_WIDTH_COVER`` of its width."""
+    return np.asarray(
+        [width_cover(hits[inside[:, b]], boxes[b]) >= MIN_WIDTH_COVER for b in range(len(boxes))],
+        dtype=bool,
+    )
+
+
 def agreeing_rows(tracks: Detections, found: Detections) -> npt.NDArray[np.bool_]:
-    """Per row of ``tracks``: a box of ``found`` in the same frame lies mostly inside it."""
+    """Per row of ``tracks``: boxes of ``found`` in the same frame lie mostly inside it and
+    together explain its width (see the module docstring)."""
     agree = np.zeros(len(tracks), dtype=bool)
     if not len(found):
         return agree
     for index in np.intersect1d(np.unique(tracks.frame_index), found.frame_index):
         rows = np.flatnonzero(tracks.frame_index == index)
         hits = found.boxes[found.frame_index == index]
-        agree[rows] = (inside_share(hits, tracks.boxes[rows]) >= INSIDE).any(axis=0)
+        inside = inside_share(hits, tracks.boxes[rows]) >= INSIDE
+        agree[rows] = explained_rows(inside, hits, tracks.boxes[rows])
     return agree
 
 

@@ -96,6 +96,16 @@ def test_a_swap_of_identities_halfway_counts_one_switch_each(truth: GroundTruth)
     assert 0.4 < summarise([score]).idf1 < 0.8
 
 
+def test_a_blob_named_person_is_counted_though_it_matches(truth: GroundTruth) -> None:
+    """No synthetic object is a person: each one named so is one mistake of the class vote."""
+    objects, tracks = perfect_run(truth)
+    objects[0]["class"] = "person"
+    score = score_scene(truth, objects, tracks, frames(truth))
+    assert (score.matched_objects, score.named_person) == (2, 1)
+    summary = summarise([score, score_scene(truth, *perfect_run(truth), frames(truth))])
+    assert summary.named_person_objects == 1 and summary.named_person == 0.25
+
+
 def test_texts_match_by_string_and_time(truth: GroundTruth) -> None:
     objects, tracks = perfect_run(truth)
     objects[-1] = _object("obj_t", 4.5, 8.0, "text", "EXIT 8")

@@ -8,10 +8,11 @@ import json
 
 import numpy as np
 import pyarrow as pa
+import pytest
 
 from tasks.detect.detectors.person import PersonConfig
 from tasks.detections import Detections, detections_to_table
-from tasks.track.classes import ClassVote, vote_classes
+from tasks.track.classes import ClassVote, vote_classes, width_cover
 from tasks.track.stage import track_table
 from tasks.world_state.parts import class_votes, part_of
 from tasks.world_state.stage import WorldConfig, build_world_state
@@ -145,3 +146,65 @@ def test_a_face_outside_every_person_is_part_of_nobody() -> None:
     person = split_tracks(walk(0.0, range(10), track=1))[0]
     face = split_tracks(walk(0.7, range(10), height=0.05, track=2))[0]
     assert part_of([(face, "f")], [(person, "p")]) == []
+
+
+def boxes(*rows: tuple[float, float, float, float]) -> np.ndarray:
+    return np.asarray(rows, dtype=np.float32).reshape(-1, 4)
+
+
+def test_width_cover_spans_the_union_of_the_hits_inside_the_box() -> None:
+    outer = boxes((0.0, 0.0, 1.0, 1.0))[0]
+    cases = [
+        (boxes(), 0.0),
+        (boxes((0.1, 0.0, 0.5, 1.0)), 0.4),
+        (boxes((0.0, 0.0, 0.4, 1.0), (0.5, 0.0, 0.9, 1.0)), 0.8),  # two people side by side
+        (boxes((0.0, 0.0, 0.4, 1.0), (0.2, 0.0, 0.6, 1.0)), 0.6),  # overlapping hits count once
+        (boxes((-0.5, 0.0, 0.3, 1.0)), 0.3),  # clipped to the box
+    ]
+    for inner, want in cases:
+        assert width_cover(inner, outer) == pytest.approx(want)
+
+
+def rounded_blob(frames: range) -> Detections:
+    """A 186x176 px blob at 1280x720 moving right (as wide as it is tall, no person)."""
+    n = len(frames)
+    x = 0.1 + 0.01 * np.arange(n, dtype=np.float32)
+    w, h = 186 / 1280, 176 / 720
+    rows = np.stack([x, np.full(n, 0.3), x + w, np.full(n, 0.3 + h)], axis=1)
+    index = np.asarray(list(frames))
+    return Detections(rows, np.full(n, 0.9), np.zeros(n), index, STEP * index, np.full(n, 1))
+
+
+def test_a_person_shaped_window_on_the_edge_of_a_blob_is_no_person() -> None:
+    """HOG's smallest hit in a box scaled 128 px tall is a 40x96 person: on a square blob it
+    lies inside the box but spans a third of its width, on every look."""
+    blob = rounded_blob(range(20))
+    b = blob.boxes
+    w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+    hit = np.stack([b[:, 0], b[:, 1] + 0.1 * h, b[:, 0] + 0.33 * w, b[:, 1] + 0.85 * h], axis=1)
+    found = Detections(
+        hit.astype(np.float32),
+        blob.scores,
+        blob.class_ids,
+        blob.frame_index,
+        blob.t_s,
+        class_names=("person",),
+    )
+    votes = vote_classes(blob, found, "person", MIN_HEIGHT)
+    assert votes[1].name == "motion" and votes[1].looks == 20 and votes[1].share == 0.0
+
+
+def test_two_people_side_by_side_in_one_box_are_a_person() -> None:
+    pair = walk(0.0, range(10), track=1)  # one box 0.1 wide holding two walkers
+    b = pair.boxes
+    left = b + np.array([0.005, 0.01, -0.055, -0.01], np.float32)
+    right = b + np.array([0.055, 0.01, -0.005, -0.01], np.float32)
+    people = Detections(
+        np.concatenate([left, right]),
+        np.concatenate([pair.scores, pair.scores]),
+        np.zeros(20),
+        np.concatenate([pair.frame_index, pair.frame_index]),
+        np.concatenate([pair.t_s, pair.t_s]),
+        class_names=("person",),
+    )
+    assert vote_classes(pair, people, "person", MIN_HEIGHT)[1].name == "person"
