@@ -64,13 +64,14 @@ def provenance(range_name: str, seeds: list[int]) -> str:
     return f"commit {stamp}; command `{command}`; {range_name} seeds {seeds[0]}..{seeds[-1]}"
 
 
-def run_mode(mode: str, seeds: list[int], data_dir: Path) -> list[ScoredScene]:
+def run_mode(mode: str, seeds: list[int], data_dir: Path, scores: Path | None) -> list[ScoredScene]:
     reader = ArtifactReader()
     scored = []
     for n, seed in enumerate(seeds, 1):
         started = time.perf_counter()
         done = run_scene(random_scene(seed), seed, mode, data_dir, reader)
         scored.append(done)
+        write_score(scores, done)
         s = done.score
         print(
             f"  [{mode} {n}/{len(seeds)}] seed {seed}: objects {s.predicted_objects}/"
@@ -94,14 +95,14 @@ def print_table(mode: str, scored: list[ScoredScene], source: str) -> None:
     print(f"seeds with a wrong count: {worst[:40]}; with a missed text: {missed[:40]}")
 
 
-def write_scores(path: Path, results: dict[str, list[ScoredScene]]) -> None:
-    """One JSON line per scene and mode (its seed and every field of its ``SceneScore``), so a
-    subset of the seeds can be summarised again without running it."""
-    with path.open("w") as out:
-        for mode, scored in results.items():
-            for s in scored:
-                row = {"mode": mode, "seed": s.seed, **dataclasses.asdict(s.score)}
-                out.write(json.dumps(row) + "\n")
+def write_score(path: Path | None, done: ScoredScene) -> None:
+    """Append one JSON line for the scene (mode, seed and every field of its ``SceneScore``) as
+    soon as it is scored, so a subset of the seeds, or a run stopped early, can be summarised
+    again without running it."""
+    if path is not None:
+        row = {"mode": done.mode, "seed": done.seed, **dataclasses.asdict(done.score)}
+        with path.open("a") as out:
+            out.write(json.dumps(row) + "\n")
 
 
 def main() -> None:
@@ -109,7 +110,9 @@ def main() -> None:
     parser.add_argument("--range", choices=sorted(SEED_RANGES), default="heldout")
     parser.add_argument("--scenes", type=int, default=200)
     parser.add_argument("--modes", default=DEFAULT_MODE)
-    parser.add_argument("--scores", type=Path, help="also write every scene's score (JSON lines)")
+    parser.add_argument(
+        "--scores", type=Path, help="append every scene's score to this file (JSON lines)"
+    )
     args = parser.parse_args()
     from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
@@ -125,11 +128,11 @@ def main() -> None:
         os.environ["VES_DATA_DIR"] = tmp
         CACHE.mkdir(parents=True, exist_ok=True)
         (data_dir / "media").symlink_to(CACHE)
-        results = {mode: run_mode(mode, seeds, data_dir) for mode in args.modes.split(",")}
+        results = {
+            mode: run_mode(mode, seeds, data_dir, args.scores) for mode in args.modes.split(",")
+        }
     for mode, scored in results.items():
         print_table(mode, scored, source)
-    if args.scores:
-        write_scores(args.scores, results)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ back from its published Parquet, asked "How many objects appeared?", and scored 
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,7 +53,9 @@ def scene_video(scene: RandomScene, media_dir: Path) -> tuple[Path, GroundTruth]
     path = media_dir / f"scene-{digest}{scene.extension}"
     if not path.exists():
         media_dir.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f".{path.name}.part{scene.extension}")
+        # One partial file per process: two benchmarks encoding one scene at once must not
+        # write into the same file (the rename then publishes either's complete copy).
+        partial = path.with_name(f".{path.name}.{os.getpid()}.part{scene.extension}")
         write_video(scene.spec, partial)
         partial.rename(path)
     return path, ground_truth(scene.spec)
