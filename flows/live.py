@@ -237,7 +237,7 @@ def _publish(ctx: RunContext, session: _Session, window: WindowBytes, total_s: f
     ctx.runs.processed(ctx.run_id, window.duration_s)  # billed: this window's seconds only
     sampled = dataclasses.replace(joined.sampled, rows=())
     detected = record_detections(ctx, joined.found, joined.report)
-    track_task(ctx, detected.physical)
+    track_task(ctx, detected.physical, sampled.frames_dir)
     spans = world_state_task(ctx)
     timeline_task(ctx)
     evidence_task(ctx, spans, source, sampled, detected.notes())

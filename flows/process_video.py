@@ -76,7 +76,7 @@ def _run_stages(ctx: RunContext, started: float) -> tuple[dict[str, Any], Source
     else:
         sampled = clock.run("sample", lambda: sample_task(ctx, source))
         detected = clock.run("detect", lambda: detect_task(ctx, sampled))
-    clock.run("track", lambda: track_task(ctx, detected.physical))
+    clock.run("track", lambda: track_task(ctx, detected.physical, sampled.frames_dir))
     spans = clock.run("world_state", lambda: world_state_task(ctx))
     clock.run("timeline", lambda: timeline_task(ctx))
     notes = detected.notes()

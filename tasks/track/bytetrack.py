@@ -36,6 +36,15 @@ smooth (velocity averaged over many samples), because velocity is what tells two
 objects apart. A smooth filter overshoots when an object stops, turns or starts, and pass b
 catches exactly those: the object is near where it was last seen.
 
+Appearance (issue 30). When each box comes with a LOOK (a colour histogram,
+``tasks.track.appearance``), every track keeps a model of its clean looks, and each pass scales
+a pair's affinity by ``look_factor(distance)`` (Bhattacharyya distance 0..1, where both are
+known): 1 for the same colours, down to ``LOOK_FLOOR`` squared for none in common.
+Nothing is refused on looks alone (a light switched on changes them), but where two tracks can
+reach the same boxes, as when objects cross or one comes out from behind another, each box goes
+to the track it looks like. Looks of boxes that overlap another box of their frame are not
+compared (a box holding two things looks like neither) and do not teach the model.
+
 Stationary objects: with detections at one place the Kalman velocity settles at ~0 and the
 prediction stays on the box. When detections vanish the track is kept for ``max_lost_s``, its
 size stops changing, and it is resumed by pass a or b if a box comes back near its last place.
@@ -50,9 +59,10 @@ import numpy as np
 import numpy.typing as npt
 
 from tasks.detections import Detections
-from tasks.track import kalman
+from tasks.track import appearance, kalman
 from tasks.track.association import Pairs, assign_pairs, box_affinity, no_pairs
 
+F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -63,6 +73,7 @@ _REACH_PER_S = 2.5
 _REACH_MAX = 2.5
 _TENTATIVE_MISSES = 1  # sampled frames a tentative track may miss and still be confirmed
 _TIME_EPS = 1e-3  # t_s is float32: a 3 s gap must not read as 3.0000002 s
+LOOK_FLOOR = 0.1  # a wholly different look scales a pair's affinity by this squared (see above)
 
 
 class _Place(Flag):
@@ -123,10 +134,14 @@ class _Tracks:
     last_frame: IntArray
     hits: IntArray
     confirmed: BoolArray
+    model: F64  # (T, appearance.BINS) running mean of clean looks; zeros: none yet
 
     @classmethod
-    def start(cls, keys: IntArray, dets: Detections, frame_index: int, t_s: float) -> _Tracks:
-        """New tentative tracks, one per row of ``dets``, seen once at ``frame_index``."""
+    def start(
+        cls, keys: IntArray, dets: Detections, frame_index: int, t_s: float, looks: F64
+    ) -> _Tracks:
+        """New tentative tracks, one per row of ``dets`` (clean ``looks`` ``(N, BINS)``, zero
+        rows where unknown), seen once at ``frame_index``."""
         n = len(dets)
         mean, cov = kalman.initiate(kalman.measure_boxes(dets.boxes))
         return cls(
@@ -139,6 +154,7 @@ class _Tracks:
             last_frame=np.full(n, frame_index, dtype=np.int64),
             hits=np.ones(n, dtype=np.int64),
             confirmed=np.zeros(n, dtype=np.bool_),
+            model=looks.astype(np.float64).copy(),
         )
 
     def __len__(self) -> int:
@@ -156,7 +172,11 @@ class _Tracks:
 
 
 def _no_tracks() -> _Tracks:
-    return _Tracks.start(np.zeros(0, dtype=np.int64), Detections.empty(), 0, 0.0)
+    return _Tracks.start(np.zeros(0, dtype=np.int64), Detections.empty(), 0, 0.0, _no_looks(0))
+
+
+def _no_looks(n: int) -> F64:
+    return np.zeros((n, appearance.BINS), dtype=np.float64)
 
 
 class Tracker:
@@ -174,24 +194,34 @@ class Tracker:
         self._next_public = 1
         self._frame: int | None = None
         self._t = 0.0
+        self._looks = _no_looks(0)  # the current frame's clean looks, one row per box
 
-    def update(self, frame_index: int, t_s: float, dets: Detections) -> IntArray:
+    def update(
+        self, frame_index: int, t_s: float, dets: Detections, looks: F64 | None = None
+    ) -> IntArray:
         """Track one sampled frame; return the track id per row of ``dets`` (-1: none yet).
+
+        ``looks`` ``(N, appearance.BINS)``: each box's colour histogram (zeros: unknown), or
+        None to track by place alone.
 
         Raises:
             ValueError: frames out of order (``frame_index`` must increase, ``t_s`` not drop).
         """
-        return self.confirmed_ids(self.assign(frame_index, t_s, dets))
+        return self.confirmed_ids(self.assign(frame_index, t_s, dets, looks))
 
-    def assign(self, frame_index: int, t_s: float, dets: Detections) -> IntArray:
+    def assign(
+        self, frame_index: int, t_s: float, dets: Detections, looks: F64 | None = None
+    ) -> IntArray:
         """Like ``update`` but return each row's track KEY (tentative tracks have one too)."""
+        self._looks = _clean_looks(dets, looks)
         self._advance(frame_index, t_s)
         track_rows, det_rows = self._associate(dets, frame_index)
         self._correct(track_rows, dets.select(det_rows), frame_index, t_s)
+        self._learn(track_rows, dets.boxes[det_rows], self._looks[det_rows])
         keys = np.full(len(dets), -1, dtype=np.int64)
         keys[det_rows] = self._tracks.keys[track_rows]
         fresh = np.setdiff1d(np.flatnonzero(dets.scores >= self.cfg.high_thresh), det_rows)
-        keys[fresh] = self._start(dets.select(fresh), frame_index, t_s)
+        keys[fresh] = self._start(dets.select(fresh), frame_index, t_s, self._looks[fresh])
         return keys
 
     def confirmed_ids(self, keys: IntArray) -> IntArray:
@@ -245,11 +275,13 @@ class Tracker:
         """One Hungarian pass of ``track_rows`` against ``det_rows``."""
         if not len(track_rows) or not len(det_rows):
             return no_pairs()
-        affinity = self._affinity(track_rows, dets.select(det_rows), place)
+        affinity = self._affinity(track_rows, dets.select(det_rows), det_rows, place)
         t, d = assign_pairs(affinity)
         return track_rows[t], det_rows[d]
 
-    def _affinity(self, track_rows: IntArray, dets: Detections, place: _Place) -> F64:
+    def _affinity(
+        self, track_rows: IntArray, dets: Detections, det_rows: IntArray, place: _Place
+    ) -> F64:
         """``(T, D)`` class-aware affinity of the tracks' predicted or last seen boxes (or both)."""
         tracks, gate = self._tracks, self.cfg.match_iou
         boxes = dets.boxes.astype(np.float64)
@@ -263,7 +295,9 @@ class Tracker:
             at_last = box_affinity(tracks.last_box[track_rows], boxes, gate, reach)
             affinity = np.maximum(affinity, at_last)
         same_class = tracks.class_ids[track_rows][:, None] == dets.class_ids[None, :]
-        return np.where(same_class, affinity, 0.0)
+        affinity = np.where(same_class, affinity, 0.0)
+        distance = appearance.look_distance(tracks.model[track_rows], self._looks[det_rows])
+        return np.where(np.isnan(distance), affinity, affinity * look_factor(distance))
 
     def _correct(
         self, track_rows: IntArray, dets: Detections, frame_index: int, t_s: float
@@ -280,13 +314,23 @@ class Tracker:
         ready = ~tracks.confirmed[track_rows] & (tracks.hits[track_rows] >= self.cfg.min_hits)
         self._confirm(track_rows[ready])
 
-    def _start(self, dets: Detections, frame_index: int, t_s: float) -> IntArray:
-        """Start a track per row of ``dets``; return their keys."""
+    def _learn(self, track_rows: IntArray, boxes: F32, looks: F64) -> None:
+        """Fold each matched track's look into its model when it is clean: known (a non-zero
+        row of ``looks``) and its box ``(M, 4)`` clear of every other track's predicted and last
+        seen box (see ``appearance.clean_of_others``)."""
+        tracks = self._tracks
+        places = [kalman.boxes_of(tracks.mean), tracks.last_box]
+        known = (looks.sum(axis=1) > 0) & appearance.clean_of_others(boxes, track_rows, places)
+        rows = track_rows[known]
+        self._tracks.model[rows] = appearance.updated_models(self._tracks.model[rows], looks[known])
+
+    def _start(self, dets: Detections, frame_index: int, t_s: float, looks: F64) -> IntArray:
+        """Start a track per row of ``dets`` (with their clean ``looks``); return their keys."""
         first_key = len(self._public)
         keys = np.arange(first_key, first_key + len(dets), dtype=np.int64)
         self._public = np.concatenate([self._public, np.full(len(dets), -1, dtype=np.int64)])
         at_once = frame_index == 0 or self.cfg.min_hits <= 1
-        self._tracks.extend(_Tracks.start(keys, dets, frame_index, t_s))
+        self._tracks.extend(_Tracks.start(keys, dets, frame_index, t_s, looks))
         if at_once:
             self._confirm(np.arange(len(self._tracks) - len(dets), len(self._tracks)))
         return keys
@@ -300,6 +344,26 @@ class Tracker:
 
 
 Frame = tuple[int, float, IntArray]  # (frame_index, t_s, rows of dets)
+
+
+def look_factor(distance: F64) -> F64:
+    """What a look ``distance`` (0..1) scales a pair's affinity by: ``max(1 - d, LOOK_FLOOR)``
+    squared. Squared, so that where places disagree only a little (a merged box, a prediction
+    that overshot) colours decide; floored, so that no pair is refused on looks alone."""
+    return np.asarray(np.maximum(1.0 - distance, LOOK_FLOOR) ** 2, dtype=np.float64)
+
+
+def _clean_looks(dets: Detections, looks: F64 | None) -> F64:
+    """``looks`` with the rows of boxes that overlap another box of the frame zeroed (unknown);
+    all zeros without looks."""
+    if looks is None:
+        return _no_looks(len(dets))
+    looks = np.asarray(looks, dtype=np.float64)
+    if looks.shape != (len(dets), appearance.BINS):
+        raise ValueError(
+            f"looks must have shape ({len(dets)}, {appearance.BINS}), got {looks.shape}"
+        )
+    return np.where(appearance.clean_rows(dets.boxes)[:, None], looks, 0.0)
 
 
 def _at_edge(boxes: F64, margin: float) -> BoolArray:
@@ -367,6 +431,7 @@ def track_detections(
     dets: Detections,
     cfg: TrackerConfig = TrackerConfig(),
     frame_times: npt.NDArray[np.float32] | None = None,
+    looks: F64 | None = None,
 ) -> Detections:
     """Track every row of ``dets`` (all frames, any order) and keep the confirmed tracks' rows.
 
@@ -376,6 +441,8 @@ def track_detections(
         frame_times: optional time of EVERY sampled frame (index = ``frame_index``). Frames
             without rows are then fed to the tracker too. The result does not depend on it:
             lost time is read from ``t_s`` and missed frames from gaps in ``frame_index``.
+        looks: optional ``(N, appearance.BINS)`` colour histogram of every row (zeros where
+            unknown, see ``tasks.track.appearance``); without it tracks follow places only.
 
     Returns:
         The rows of confirmed tracks, including the rows that led to their confirmation, in time
@@ -387,7 +454,10 @@ def track_detections(
     """
     tracker = Tracker(cfg)
     frames = _frames(dets, frame_times)
-    keys = [tracker.assign(f, t, dets.select(rows)) for f, t, rows in frames]
+    keys = [
+        tracker.assign(f, t, dets.select(rows), None if looks is None else looks[rows])
+        for f, t, rows in frames
+    ]
     order = np.concatenate([rows for _, _, rows in frames] or [np.zeros(0, dtype=np.int64)])
     ids = tracker.confirmed_ids(np.concatenate(keys or [np.zeros(0, dtype=np.int64)]))
     ids = _drop_short(ids, dets.t_s[order].astype(np.float64), cfg.min_track_s)

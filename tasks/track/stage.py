@@ -6,6 +6,9 @@ looks agree on (``tasks.track.classes``); faces are tracked as objects of their 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -17,6 +20,8 @@ from tasks.context import RunContext
 from tasks.detect.detectors.person import PERSON_CLASS, PersonConfig
 from tasks.detect.text_tracks import explained_by_text
 from tasks.detections import Detections, detections_from_table, detections_to_table
+from tasks.sample.frames import Frame, frame_name, read_rgb
+from tasks.track.appearance import detection_looks
 from tasks.track.bytetrack import TrackerConfig, track_detections
 from tasks.track.classes import apply_votes, vote_classes
 from ves.ids import new_id
@@ -56,16 +61,33 @@ def face_tracks(table: pa.Table) -> pa.Table | None:
     return detections_to_table(tracked, "face", ids)
 
 
-def track_table(table: pa.Table, physical: str) -> tuple[pa.Table, int]:
+def thumbnail_reader(frames_dir: str | Path) -> Callable[[int], Frame | None]:
+    """The sampled frame ``i``'s thumbnail (RGB) from the sample stage's folder, None when it
+    is not there. Thumbnails, not the analysis frames: chunked and live runs join thumbnails
+    only, and identities must not depend on how a video was cut."""
+
+    def read(index: int) -> Frame | None:
+        path = Path(frames_dir) / frame_name(index)
+        return read_rgb(path) if path.exists() else None
+
+    return read
+
+
+def track_table(
+    table: pa.Table, physical: str, frame_at: Callable[[int], Frame | None] | None = None
+) -> tuple[pa.Table, int]:
     """``tracks.parquet`` from ``detections.parquet`` (the pure core of the stage).
 
-    The ``physical`` detector's rows are tracked; text rows come tracked by the OCR and are kept
-    as they are; motion tracks that are only text appearing are dropped; motion tracks are
-    named by the person detector's looks; faces are tracked on their own.
+    The ``physical`` detector's rows are tracked (with each box's colours when ``frame_at``
+    gives the sampled frames' pictures, see ``tasks.track.appearance``); text rows come tracked
+    by the OCR and are kept as they are; motion tracks that are only text appearing are
+    dropped; motion tracks are named by the person detector's looks; faces are tracked on
+    their own.
     """
     dets = detections_from_table(_rows(table, physical))
     text_rows = _rows(table, "ocr")
-    tracks = track_detections(dets, TrackerConfig(min_track_s=MIN_TRACK_S))
+    looks = None if frame_at is None else detection_looks(dets, frame_at).astype(np.float64)
+    tracks = track_detections(dets, TrackerConfig(min_track_s=MIN_TRACK_S), looks=looks)
     if physical == "motion" and text_rows.num_rows:
         drop = explained_by_text(tracks, detections_from_table(text_rows))
         tracks = tracks.select(~np.isin(tracks.track_ids, drop))
@@ -81,12 +103,14 @@ def track_table(table: pa.Table, physical: str) -> tuple[pa.Table, int]:
 
 
 @task(name="track", cache_policy=NONE)
-def track_task(ctx: RunContext, physical: str) -> int:
-    """Track the detections; writes ``tracks.parquet`` with object ids; returns the track count."""
+def track_task(ctx: RunContext, physical: str, frames_dir: str | None = None) -> int:
+    """Track the detections (with the looks of the sampled frames in ``frames_dir`` when
+    given); writes ``tracks.parquet`` with object ids; returns the track count."""
     ctx.report("track")
     out = ctx.layout.out_dir
     table = read_table(out, "detections")
-    tracks, count = track_table(table, physical)
+    frame_at = None if frames_dir is None else thumbnail_reader(frames_dir)
+    tracks, count = track_table(table, physical, frame_at)
     write_table(out, "tracks", tracks)
     get_run_logger().info("%d tracks from %d boxes", count, table.num_rows)
     return count
