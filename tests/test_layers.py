@@ -116,3 +116,74 @@ def test_the_layer_check_sees_imports_inside_functions(tmp_path: Path) -> None:
         "storage.catalog.database.Catalog",
         "api.app",
     }
+
+
+def _private_names(path: Path) -> set[str]:
+    """``module.name`` of every ``_private`` name ``path`` imports from another module."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not (isinstance(node, ast.ImportFrom) and node.module and node.level == 0):
+            continue
+        if node.module.split(".")[0] in PACKAGES:
+            found |= {
+                f"{node.module}.{alias.name}"
+                for alias in node.names
+                if alias.name.startswith("_") and not alias.name.startswith("__")
+            }
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(ALL))
+def test_no_module_imports_another_modules_private_name(module: str) -> None:
+    """Seams are public: a helper two modules share gets a public name where it is owned."""
+    assert not _private_names(ALL[module]), (
+        f"{module} imports {sorted(_private_names(ALL[module]))}"
+    )
+
+
+def _graph() -> dict[str, set[str]]:
+    """Which modules each module imports (at module level or inside functions)."""
+    return {
+        module: {name for name in imports_of(path) if name in ALL and name != module}
+        for module, path in ALL.items()
+    }
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while (top := stack.pop()) != node:
+                group.append(top)
+            if group:
+                found.append(sorted([node, *group]))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circles() -> None:
+    """No two modules import each other, directly or around a loop (imports inside functions
+    count: a circle hidden in a function is still a circle)."""
+    assert _circles(_graph()) == []
+
+
+def test_the_circle_check_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _circles(graph) == [["a", "b", "c"]]
