@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 
 from ask.types import Citation, Claim
 
-TOLERANCE_S = 0.051  # how far a time in an answer may be from its evidence: answers write
-# times to a tenth of a second (the guardrail and the phrasing check both allow it)
+# Answers write times to a tenth of a second: a time said within this of a span is in it.
+TIME_TOLERANCE_S = 0.051
 _QUOTED = re.compile(r"\"[^\"]*\"")
 _IDS = re.compile(r"\b[a-z]+_[0-9a-z]+\b")
 _CLOCK = re.compile(r"\b(\d+):(\d{2}(?:\.\d+)?)")
@@ -34,7 +34,7 @@ def written_numbers(text: str) -> list[float]:
 
 
 def _inside(t: float, spans: Iterable[Citation]) -> bool:
-    return any(c.start_s - TOLERANCE_S <= t <= c.end_s + TOLERANCE_S for c in spans)
+    return any(c.start_s - TIME_TOLERANCE_S <= t <= c.end_s + TIME_TOLERANCE_S for c in spans)
 
 
 def claim_problems(claim: Claim, spans: dict[str, Citation]) -> list[str]:
@@ -61,7 +61,7 @@ def claim_problems(claim: Claim, spans: dict[str, Citation]) -> list[str]:
     ]
     allowed = [*claim.times, *claim.counts, *claim.durations]
     for number in written_numbers(claim.text):
-        if not any(abs(number - a) <= TOLERANCE_S for a in allowed):
+        if not any(abs(number - a) <= TIME_TOLERANCE_S for a in allowed):
             problems.append(f"writes {number}, which it does not carry")
     return problems
 

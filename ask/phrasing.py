@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import httpx
 from pydantic import BaseModel, Field, ValidationError
 
-from ask.guardrail import TOLERANCE_S, written_numbers
+from ask.guardrail import TIME_TOLERANCE_S, written_numbers
 from ask.types import Answer, Citation, Claim
 from ves.settings import Settings
 
@@ -114,7 +114,7 @@ def reply_problems(reply: str, claims: Sequence[Claim]) -> list[str]:
         problems.append("says nothing")
     allowed = [v for claim in claims for v in (*claim.times, *claim.counts, *claim.durations)]
     for number in written_numbers(text) + _spelled_numbers(text):
-        if not any(abs(number - a) <= TOLERANCE_S for a in allowed):
+        if not any(abs(number - a) <= TIME_TOLERANCE_S for a in allowed):
             problems.append(f"writes {number}, which no fact carries")
     return problems
 

@@ -57,7 +57,9 @@ from ves.settings import Settings
 DEPLOYMENT = "process-video/process-video"
 EXPORT_DEPLOYMENT = "export-evidence/export-evidence"
 WORK_POOL = "ves-process"
-_SUBMIT_GRACE_S = 120.0
+# A run or export queued this recently without a flow run may still be on its way to Prefect:
+# the reaper fails only older ones.
+SUBMIT_GRACE_S = 120.0
 _ENDED_BADLY = {
     StateType.CRASHED: "the processing crashed or was killed (flow run {id}); execute the video "
     "again",
@@ -292,7 +294,7 @@ async def reap_exports(
     active = exports.active()
     asked = [e.flow_run_id for e in active if e.flow_run_id]
     bad = await submitter.ended_badly(asked) if asked else {}
-    cutoff = to_rfc3339(utc_now() - timedelta(seconds=_SUBMIT_GRACE_S))
+    cutoff = to_rfc3339(utc_now() - timedelta(seconds=SUBMIT_GRACE_S))
     for export in active:
         if export.flow_run_id in bad:
             message = bad[export.flow_run_id].replace("execute the video again", "export again")
@@ -331,7 +333,7 @@ async def close_flow_runs(settings: Settings, runs: RunStore, submitter: Submitt
 
 
 def _fail_unsubmitted(runs: RunStore, active: list[Run]) -> list[str]:
-    cutoff = to_rfc3339(utc_now() - timedelta(seconds=_SUBMIT_GRACE_S))
+    cutoff = to_rfc3339(utc_now() - timedelta(seconds=SUBMIT_GRACE_S))
     failure = RunFailure(
         "not_submitted", "the run never reached the orchestrator; execute the video again"
     )

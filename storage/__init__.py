@@ -1,1 +1,1 @@
-"""Durable state: the SQLite catalog, uploads, artifact layout and schemas, DuckDB reads."""
+"""Durable state in two rooms: ``catalog/`` (the SQL catalog), ``artifacts/`` (blobs, Parquet)."""

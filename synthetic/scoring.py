@@ -1,7 +1,7 @@
 """Scoring a run's scene graph against a synthetic scene's ground truth.
 
 The perception benchmark and its seeded test score every scene with these functions, so the
-figures in the README and the assertions in CI mean the same thing. Inputs are plain rows as the
+figures in the docs and the assertions in CI mean the same thing. Inputs are plain rows as the
 artifacts hold them (``objects``, ``tracks``): times in seconds, boxes normalised ``x1, y1, x2,
 y2``. Nothing here reads files.
 

@@ -5,11 +5,16 @@
                   frames.py (the frame files it writes), text_looks.py (where to read text)
     detect/       stage.py (run the mode's plugins), detectors/ (the plugins, their registry and
                   the detector mode), text_tracks.py (how long each read text stayed)
+    chunk/        stage.py (a long video in chunks on several processes), plan.py (chunk borders),
+                  join.py (one run from the chunks' parts), still.py (objects still at a border),
+                  window.py (live windows)
     track/        stage.py, bytetrack.py (the tracker), kalman.py, association.py
     world_state/  stage.py (objects, zones, events, relations), trajectories.py
     timeline/     stage.py
     evidence/     stage.py (spans, thumbnails, hashes, review notes)
-    cost/         stage.py (cost.json)
+    cost/         stage.py (cost.json), model.py (the estimates' cost model)
+    export/       stage.py (an evidence bundle), clips.py, cut.py, redact.py, bundle.py, verify.py,
+                  layout.py
 
 Each ``stage.py`` holds the Prefect ``@task`` (I/O, logging, progress) and the pure core that
 tests call; the helpers only that stage uses sit beside it. A file directly in ``tasks/`` is

@@ -92,7 +92,7 @@ class RunOptions(BaseModel):
     zones: list[ZoneOption] | None = Field(
         None, max_length=32, description="Named zones; default: left, center and right thirds."
     )
-    # Estimates and caps (README "Estimates and caps").
+    # Estimates and caps (docs/how-to/estimates.md).
     dry_run: bool = Field(
         False,
         description="Answer 200 with the run's estimate (compute, wall time, price, the plan's "

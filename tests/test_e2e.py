@@ -119,7 +119,7 @@ def _near(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return abs(a[0] - b[0]) <= 1.0 and abs(a[1] - b[1]) <= 1.0
 
 
-def _assert_matches_truth(objects: list[dict[str, Any]]) -> None:
+def assert_matches_truth(objects: list[dict[str, Any]]) -> None:
     """Each true object is found within 1 s and nothing else moves; each sign is a text object
     with its text and its interval (the default mode reads text)."""
     truth = ground_truth(lobby_scene())
@@ -166,7 +166,7 @@ def _execute_three(client: httpx.Client, server: MediaServer, root: Path) -> Non
         video = wait_video(client, video_id, {"succeeded", "failed"})
         assert video["state"] == "succeeded", video["latest_run"]
         graph = client.get(f"/api/product/videos/{video_id}/scene-graph").json()
-        _assert_matches_truth(graph["objects"])
+        assert_matches_truth(graph["objects"])
         timeline = client.get(f"/api/product/videos/{video_id}/timeline").json()
         assert [round(m["t_s"]) for m in timeline["refresh_markers"]] == [0, 12]
         labels = [e["label"] for e in timeline["events"] if e["type"] == "text_seen"]

@@ -25,7 +25,7 @@ from testkit.service import (
     wait_state,
     wait_video,
 )
-from tests.cli.test_verify import _verify
+from tests.cli.test_verify import run_verify
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
@@ -72,7 +72,7 @@ def test_an_export_made_by_the_worker_verifies_offline(
     (folder / "evidence.zip").write_bytes(client.get(export["bundle"]["download_url"]).content)
     keys = client.get("/api/public/signing-keys").json()["keys"]
     (folder / "service.pem").write_text(keys[0]["public_key_pem"])
-    checked = _verify(folder, "evidence.zip", "--public-key", "service.pem")
+    checked = run_verify(folder, "evidence.zip", "--public-key", "service.pem")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout.splitlines()[-1] == "VERIFIED: every check holds"
     with zipfile.ZipFile(folder / "evidence.zip") as archive:

@@ -26,7 +26,7 @@ from testkit.postgres import PostgresServer
 from testkit.s3 import S3Server
 from testkit.service import descendants, register_upload, wait_video
 from testkit.topology import Engines, Topology, plans_env, run_topology
-from tests.test_e2e import _assert_matches_truth
+from tests.test_e2e import assert_matches_truth
 
 pytestmark = [
     pytest.mark.slow,
@@ -99,7 +99,7 @@ def test_upload_and_url_run_on_postgres_s3_and_two_workers_and_duckdb_reads_the_
     for video_id in (url_video, upload_video):
         video = wait_video(client, video_id, {"succeeded", "failed"}, timeout_s=300)
         assert video["state"] == "succeeded", video["latest_run"]
-        _assert_matches_truth(
+        assert_matches_truth(
             client.get(f"/api/product/videos/{video_id}/scene-graph").json()["objects"]
         )
         run_id = video["latest_run"]["run_id"]

@@ -1,3 +1,4 @@
-"""The shared kernel of the Video Evidence Service: settings, errors, ids and the command line."""
+"""The shared kernel, importing nothing of the project: settings, errors, ids, clock, plans, the
+network guard, signing primitives and webhook signatures."""
 
 __version__ = "0.1.0"

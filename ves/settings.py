@@ -16,7 +16,7 @@ from ves.settings_processing import GiB, MiB, ProcessingSettings
 
 
 class Settings(ProcessingSettings):
-    """Every knob of the service; each field is documented in the README's configuration table."""
+    """Every knob of the service; docs/reference/configuration.md is rendered from them."""
 
     model_config = SettingsConfigDict(
         env_prefix="VES_", extra="ignore", frozen=True, populate_by_name=True
@@ -205,7 +205,7 @@ class Settings(ProcessingSettings):
     signing_key_file: Path | None = Field(
         None,
         description="PEM Ed25519 private key that signs evidence bundles, shared by every machine;"
-        " unset: `data_dir/keys/active.pem`, created on first use (README, Evidence bundles).",
+        " unset: `data_dir/keys/active.pem`, created on first use (docs/how-to/exports.md).",
     )
     log_level: str = Field("info", description="Log level of the service processes.")
 
@@ -298,7 +298,7 @@ class Settings(ProcessingSettings):
         """Where running runs keep their work folders (worker-local, never shared)."""
         return self.work_dir or self.data_dir / "work"
 
-    # --- Estimates and caps (issue 17, part "estimates and caps"; README "Estimates and caps") ---
+    # --- Estimates and caps (issue 17, part "estimates and caps"; docs/how-to/estimates.md) ---
     cost_model_runs: int = Field(
         200,
         ge=1,

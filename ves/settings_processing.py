@@ -1,8 +1,8 @@
 """The processing part of the service's settings: bounds, sampling, chunks and detectors.
 
 ``ves.settings.Settings`` inherits these fields (read from the environment with the same ``VES_``
-prefix); they are split out only to keep each file readable. Each is in the README's
-configuration table.
+prefix); they are split out only to keep each file readable. docs/reference/configuration.md
+is rendered from them.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ class ProcessingSettings(BaseSettings):
         True,
         description=(
             "Decode without the codec's deblocking filter: the frames are only analysed and shown"
-            " as thumbnails, never re-encoded (README, Performance: the time saved and the truth"
-            " scores either way)."
+            " as thumbnails, never re-encoded (docs/measured/performance.md: the time saved and"
+            " the truth scores either way)."
         ),
     )
     scene_cut_threshold: float = Field(

@@ -237,7 +237,7 @@ class Redaction:
         self.files[path]["original_sha256"] = original_sha256
 
     def manifest(self) -> dict[str, Any]:
-        """The manifest's ``redaction`` section (README, "Redaction")."""
+        """The manifest's ``redaction`` section (docs/how-to/exports.md, "Redaction")."""
         return {
             "applied": sorted(self.redactor.what),
             "method": self.redactor.method(),

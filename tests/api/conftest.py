@@ -4,7 +4,6 @@ runs really process (the real flow, in a thread of this process)."""
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ from testkit.hls import write_hls
 from testkit.live_server import serve_app
 from testkit.media_server import MediaServer
 from testkit.submitters import QuietSubmitter
+from tests.api.helpers import add_video, wait_done
 from tests.fixtures.settings_env import export_settings
 from ves.errors import Unavailable
 from ves.settings import Settings
@@ -127,31 +127,15 @@ def processing(
         thread.join(timeout=120)
 
 
-def _wait(client: httpx.Client, video_id: str, timeout_s: float = 120) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        video: dict[str, Any] = client.get(f"/api/product/videos/{video_id}").json()
-        if video["state"] in {"succeeded", "failed"}:
-            return video
-        time.sleep(0.2)
-    raise AssertionError(f"video {video_id} did not finish")
-
-
-def _add(client: httpx.Client, url: str) -> str:
-    response = client.post("/api/videos/add", json={"url": url, "title": "lobby"})
-    assert response.status_code == 201, response.text
-    return str(response.json()["video_id"])
-
-
 @pytest.fixture
 def executed(processing: Any, lobby_media: MediaServer) -> tuple[httpx.Client, str, dict[str, Any]]:
     client = processing("acme")
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
     accepted = client.post(f"/api/product/videos/{video_id}/execute")
     assert accepted.status_code == 202, accepted.text
     body = accepted.json()
     assert body["state"] == "queued" and body["video_id"] == video_id
-    video = _wait(client, video_id)
+    video = wait_done(client, video_id)
     assert video["state"] == "succeeded", video["latest_run"]
     assert video["latest_run"]["run_id"] == body["run_id"]
     assert video["latest_run"]["progress"] == 1.0

@@ -11,8 +11,7 @@ from storage.catalog.asks import AskLog
 from storage.catalog.database import Catalog
 from synthetic import ground_truth, lobby_scene
 from testkit.media_server import MediaServer
-from tests.api.conftest import _add
-from tests.api.test_videos import _problem
+from tests.api.helpers import add_video, expect_problem
 from ves.clock import now_rfc3339
 
 pytestmark = pytest.mark.slow
@@ -104,16 +103,16 @@ def test_asks_are_logged_with_their_run_and_counted(executed: Executed, catalog:
 def test_bad_questions_are_422(executed: Executed, body: dict[str, Any]) -> None:
     client, video_id, _ = executed
     response = client.post(f"/api/product/videos/{video_id}/ask", json=body)
-    _problem(response, 422, "validation_error")
+    expect_problem(response, 422, "validation_error")
 
 
 def test_asking_before_a_run_succeeded_or_another_tenants_video(
     processing: Any, lobby_media: MediaServer, executed: Executed
 ) -> None:
     client = processing("acme")
-    fresh = _add(client, lobby_media.url("lobby.mp4"))
+    fresh = add_video(client, lobby_media.url("lobby.mp4"))
     body = {"question": "How many objects appeared?"}
-    _problem(client.post(f"/api/product/videos/{fresh}/ask", json=body), 409, "not_ready")
+    expect_problem(client.post(f"/api/product/videos/{fresh}/ask", json=body), 409, "not_ready")
     _, video_id, _ = executed
     other = processing("other")
-    _problem(other.post(f"/api/product/videos/{video_id}/ask", json=body), 404, "not_found")
+    expect_problem(other.post(f"/api/product/videos/{video_id}/ask", json=body), 404, "not_found")

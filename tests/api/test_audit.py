@@ -17,8 +17,8 @@ from api.audit import AuditRecorder
 from storage.catalog.audit import GENESIS, AuditEntry, AuditLog, chain_hash
 from storage.catalog.database import Catalog
 from testkit.live_server import serve_app
+from tests.api.helpers import expect_problem
 from tests.api.test_mcp import call, ok
-from tests.api.test_videos import _problem
 from ves.settings import Settings
 
 VIDEO = "/api/product/videos/{video_id}"
@@ -90,7 +90,7 @@ def test_pages_follow_the_cursor_and_a_bad_cursor_is_400(client: httpx.Client) -
     seqs = [r["seq"] for r in first["data"] + second["data"]]
     assert seqs == [5, 4, 3, 2, 1] and second["next_cursor"] is None
     bad = client.get(f"/api/product/videos/{video_id}/audit", params={"cursor": "x!"})
-    _problem(bad, 400, "invalid_request")
+    expect_problem(bad, 400, "invalid_request")
 
 
 def test_another_tenants_video_is_404_and_failed_keys_leave_no_record(
@@ -98,9 +98,9 @@ def test_another_tenants_video_is_404_and_failed_keys_leave_no_record(
 ) -> None:
     video_id = client.post("/api/videos/add", json=BODY).json()["video_id"]
     other = client_for("other")
-    _problem(other.get(f"/api/product/videos/{video_id}/audit"), 404, "not_found")
+    expect_problem(other.get(f"/api/product/videos/{video_id}/audit"), 404, "not_found")
     unknown = "vid_01jd3k8m2qa7x4r5t6y7v8w9z0"
-    _problem(other.get(f"/api/product/videos/{unknown}/audit"), 404, "not_found")
+    expect_problem(other.get(f"/api/product/videos/{unknown}/audit"), 404, "not_found")
     assert anon.get(f"/api/product/videos/{video_id}").status_code == 401
     records = audit_of(client, video_id)["data"]
     assert [r["action"] for r in records] == ["POST /api/videos/add"]  # nothing of B's or anon's

@@ -24,7 +24,7 @@ from testkit.live_server import serve_app
 from testkit.media_server import MediaServer
 from testkit.submitters import QuietSubmitter
 from tests.api.conftest import InlineSubmitter
-from tests.api.test_videos import _problem
+from tests.api.helpers import expect_problem
 from ves.clock import now_rfc3339
 from ves.plans import PlanLimits
 from ves.settings import Settings
@@ -77,7 +77,7 @@ def _state(client: httpx.Client) -> dict[str, Any]:
 
 
 def _limit_problem(response: httpx.Response, limit: str, value: float) -> None:
-    body = _problem(response, 402, "plan_limit_exceeded")
+    body = expect_problem(response, 402, "plan_limit_exceeded")
     assert (body["limit"], body["value"]) == (limit, value)
     assert limit in body["detail"]
 
@@ -138,7 +138,7 @@ def test_past_the_bound_on_queued_runs_execute_is_429_with_retry_after(
         202,
     ]
     refused = client.post(f"/api/product/videos/{ids[2]}/execute")
-    problem = _problem(refused, 429, "rate_limited")
+    problem = expect_problem(refused, 429, "rate_limited")
     assert "2 runs" in problem["detail"] and int(refused.headers["Retry-After"]) >= 1
     state = _state(client)  # refused before anything was counted
     assert (state["usage"]["executions"], state["usage"]["active_runs"]) == (2, 2)
@@ -191,9 +191,9 @@ def test_counters_equal_the_actions_of_a_run_that_succeeded(
         "/api/videos/add", json={"url": lobby_media.url("lobby.mp4"), "title": "lobby"}
     ).json()["video_id"]
     run_id = client.post(f"/api/product/videos/{video_id}/execute").json()["run_id"]
-    from tests.api.conftest import _wait
+    from tests.api.helpers import wait_done
 
-    assert _wait(client, video_id)["state"] == "succeeded"
+    assert wait_done(client, video_id)["state"] == "succeeded"
     asked = [
         client.post(f"/api/product/videos/{video_id}/ask", json={"question": q})
         for q in (

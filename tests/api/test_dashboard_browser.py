@@ -11,7 +11,7 @@ import pytest
 
 from tasks.export.verify import verify_bundle
 from testkit.media_server import MediaServer
-from tests.api.conftest import _add, _wait
+from tests.api.helpers import add_video, wait_done
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -148,9 +148,9 @@ def test_a_reviewer_adds_a_note_sees_it_without_a_reload_and_exports_it_signed(
     page: Any, processing: Any, lobby_media: MediaServer
 ) -> None:
     client = processing("acme")
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
     assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
-    assert _wait(client, video_id)["state"] == "succeeded"
+    assert wait_done(client, video_id)["state"] == "succeeded"
     _sign_in(page, str(client.base_url).rstrip("/"), client.headers["Authorization"][7:])
     _row(page, "lobby").locator("td").first.click()
     span = page.locator("#evidence li.span").first

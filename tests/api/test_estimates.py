@@ -11,8 +11,7 @@ import pytest
 
 from storage.catalog.database import Catalog
 from testkit.media_server import MediaServer
-from tests.api.conftest import _add, _wait
-from tests.api.test_videos import _problem
+from tests.api.helpers import add_video, expect_problem, wait_done
 from ves.plans import PlanLimits
 
 STAGES = {"decode", "sample", "detect", "track", "world_state", "timeline", "evidence", "cost"}
@@ -37,7 +36,7 @@ def _counted(catalog: Catalog) -> float:
 def test_a_dry_run_answers_the_estimate_and_runs_nothing(
     client: httpx.Client, lobby_media: MediaServer, catalog: Catalog
 ) -> None:
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
     answer = _execute(client, video_id, dry_run=True, max_compute_s=30, sample_fps=2)
     assert answer.status_code == 200, answer.text
     body = answer.json()
@@ -71,7 +70,7 @@ def test_the_dry_run_prices_the_run_and_says_when_the_plan_would_refuse_it(
 ) -> None:
     plans = {"sandbox": PlanLimits(executions_per_month=0)}
     client = client_with(price_per_video_minute=0.06, plans=plans)
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
     body = _execute(client, video_id, dry_run=True, max_cost=0.03).json()
     estimate = body["estimate"]
     assert estimate["duration_s"] == pytest.approx(30.0)  # 0.03 / 0.06 a minute
@@ -79,7 +78,7 @@ def test_the_dry_run_prices_the_run_and_says_when_the_plan_would_refuse_it(
     refused = body["would_be_refused"]
     assert refused["status"] == 402 and refused["code"] == "plan_limit_exceeded"
     assert refused["limit"] == "executions_per_month"
-    _problem(_execute(client, video_id), 402, "plan_limit_exceeded")  # as execute answers
+    expect_problem(_execute(client, video_id), 402, "plan_limit_exceeded")  # as execute answers
 
 
 @pytest.mark.parametrize(
@@ -98,8 +97,8 @@ def test_the_dry_run_prices_the_run_and_says_when_the_plan_would_refuse_it(
 def test_caps_out_of_range_are_refused_as_problems(
     client: httpx.Client, lobby_media: MediaServer, body: dict[str, Any]
 ) -> None:
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
-    problem = _problem(_execute(client, video_id, **body), 422, "validation_error")
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
+    problem = expect_problem(_execute(client, video_id, **body), 422, "validation_error")
     assert any(e["loc"][-1] in body for e in problem["errors"])  # type: ignore[union-attr]
 
 
@@ -107,12 +106,14 @@ def test_caps_that_cannot_cover_the_start_are_refused_with_the_minimum(
     client_with: Callable[..., httpx.Client], lobby_media: MediaServer, catalog: Catalog
 ) -> None:
     client = client_with(price_per_video_minute=0.06)
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
     minimum = _execute(client, video_id, dry_run=True).json()["caps"]["minimum_compute_s"]
-    problem = _problem(_execute(client, video_id, max_compute_s=0.001), 422, "validation_error")
+    problem = expect_problem(
+        _execute(client, video_id, max_compute_s=0.001), 422, "validation_error"
+    )
     [error] = problem["errors"]  # type: ignore[misc]
     assert error["loc"] == ["body", "max_compute_s"] and error["minimum"] == minimum
-    problem = _problem(_execute(client, video_id, max_cost=0.0001), 422, "validation_error")
+    problem = expect_problem(_execute(client, video_id, max_cost=0.0001), 422, "validation_error")
     assert problem["errors"][0]["loc"] == ["body", "max_cost"]  # type: ignore[index]
     assert _runs(catalog) == 0
 
@@ -122,9 +123,9 @@ def test_after_a_run_the_estimate_knows_the_video(
     processing: Any, lobby_media: MediaServer
 ) -> None:
     client = processing("acme")
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
     assert _execute(client, video_id, detector="motion").status_code == 202
-    assert _wait(client, video_id)["state"] == "succeeded"
+    assert wait_done(client, video_id)["state"] == "succeeded"
     cost = client.get(f"/api/product/videos/{video_id}/cost").json()
     estimate = _execute(client, video_id, dry_run=True, detector="motion").json()["estimate"]
     assert estimate["duration_known"] is True and estimate["duration_from"] == "previous_run"

@@ -21,9 +21,9 @@ from storage.catalog.usage import ALL, add
 from tasks.retention import sweep_retention
 from testkit.service import wait_state
 from tests.api.conftest import InlineSubmitter
+from tests.api.helpers import expect_problem
 from tests.api.test_mcp import call, ok, refused
-from tests.api.test_videos import _problem
-from tests.cli.test_verify import _verify
+from tests.cli.test_verify import run_verify
 from ves.clock import utc_now
 from ves.settings import Settings
 
@@ -62,7 +62,7 @@ def test_an_export_downloads_and_verifies_offline_with_the_published_key(
     (active,) = [k for k in keys if k["key_id"] == export["bundle"]["signing_key_id"]]
     (tmp_path / "service.pem").write_text(active["public_key_pem"])
 
-    checked = _verify(tmp_path, "evidence.zip", "--public-key", "service.pem")
+    checked = run_verify(tmp_path, "evidence.zip", "--public-key", "service.pem")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     with zipfile.ZipFile(tmp_path / "evidence.zip") as archive:
         manifest = json.loads(archive.read("manifest.json"))
@@ -93,25 +93,27 @@ def test_a_selection_of_an_unknown_span_fails_with_its_reason_and_has_no_bundle(
         "code": "invalid_request",
         "message": "no evidence span ev_nope in the run",
     }
-    _problem(client.get(f"{url}/bundle"), 409, "not_ready")
+    expect_problem(client.get(f"{url}/bundle"), 409, "not_ready")
 
 
 def test_exports_are_refused_where_they_must_be(
     executed: Executed, processing: Any, submitter: InlineSubmitter, lobby_media: Any
 ) -> None:
     client, video_id, _ = executed
-    _problem(
+    expect_problem(
         client.post(_exports(video_id), json={"start_s": 5, "end_s": 1}), 422, "validation_error"
     )
-    _problem(client.post(_exports(video_id), json={"redact": ["plates"]}), 422, "validation_error")
+    expect_problem(
+        client.post(_exports(video_id), json={"redact": ["plates"]}), 422, "validation_error"
+    )
     other = processing("globex")
-    _problem(other.post(_exports(video_id)), 404, "not_found")
+    expect_problem(other.post(_exports(video_id)), 404, "not_found")
     mine = client.post(_exports(video_id)).json()
-    _problem(other.get(f"{_exports(video_id)}/{mine['export_id']}"), 404, "not_found")
+    expect_problem(other.get(f"{_exports(video_id)}/{mine['export_id']}"), 404, "not_found")
     fresh = other.post("/api/videos/add", json={"url": lobby_media.url("lobby.mp4"), "title": "x"})
-    _problem(other.post(_exports(fresh.json()["video_id"])), 409, "not_ready")
+    expect_problem(other.post(_exports(fresh.json()["video_id"])), 409, "not_ready")
     submitter.down = True
-    _problem(client.post(_exports(video_id)), 503, "unavailable")
+    expect_problem(client.post(_exports(video_id)), 503, "unavailable")
 
 
 def test_the_mcp_tool_exports_and_redacts_as_the_route_does(executed: Executed) -> None:
@@ -157,7 +159,7 @@ def test_a_bundle_counts_in_storage_until_it_expires_with_its_run(
     sweep_retention(settings, catalog, now=later)
     expired = client.get(url).json()
     assert expired["expired_at"] is not None and expired["bundle"] is None
-    _problem(client.get(f"{url}/bundle"), 409, "not_ready")
+    expect_problem(client.get(f"{url}/bundle"), 409, "not_ready")
     assert _stored(client) == 0
 
     client.post(f"/api/product/videos/{video_id}/execute")
@@ -165,4 +167,4 @@ def test_a_bundle_counts_in_storage_until_it_expires_with_its_run(
     tenant_id = TenantStore(catalog).find_tenant("acme").tenant_id  # type: ignore[union-attr]
     with catalog.write() as conn:  # as if the plan's storage were used up by other runs
         add(conn, tenant_id, ALL, "storage_bytes", float(settings.plan("sandbox").storage_bytes))
-    _problem(client.post(_exports(video_id)), 402, "plan_limit_exceeded")
+    expect_problem(client.post(_exports(video_id)), 402, "plan_limit_exceeded")

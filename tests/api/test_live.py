@@ -16,8 +16,7 @@ import pytest
 
 from synthetic import lobby_scene
 from testkit.live_hls import LiveHls
-from tests.api.conftest import _add, _wait
-from tests.api.test_videos import _problem
+from tests.api.helpers import add_video, expect_problem, wait_done
 
 pytestmark = pytest.mark.slow
 
@@ -39,10 +38,10 @@ def _until(check: Any, seconds: float = 120.0) -> Any:
 
 def test_a_followed_stream_grows_and_stops_on_request(processing: Any, stream: LiveHls) -> None:
     client: httpx.Client = processing("acme")
-    video_id = _add(client, stream.url)
+    video_id = add_video(client, stream.url)
     base = f"/api/product/videos/{video_id}"
     too_long = client.post(f"{base}/execute", json={"window_s": 100000, "follow": True})
-    assert _problem(too_long, 402, "plan_limit_exceeded")["limit"] == "live_window_max_s"
+    assert expect_problem(too_long, 402, "plan_limit_exceeded")["limit"] == "live_window_max_s"
     accepted = client.post(f"{base}/execute", json={"window_s": 4, "follow": True})
     assert accepted.status_code == 202, accepted.text
     first_run = accepted.json()["run_id"]
@@ -60,12 +59,12 @@ def test_a_followed_stream_grows_and_stops_on_request(processing: Any, stream: L
     grown = _until(lambda: (g := published()) and g["run_id"] != first_run and g)
     assert len(grown["objects"]) >= len(graph["objects"])
 
-    _problem(processing("other").post(f"{base}/runs/{first_run}/stop"), 404, "not_found")
-    _problem(client.post(f"{base}/runs/run_nosuchrun/stop"), 404, "not_found")
+    expect_problem(processing("other").post(f"{base}/runs/{first_run}/stop"), 404, "not_found")
+    expect_problem(client.post(f"{base}/runs/run_nosuchrun/stop"), 404, "not_found")
     stopped = client.post(f"{base}/runs/{first_run}/stop")
     assert stopped.status_code == 202, stopped.text
     assert stopped.json()["run_id"] != first_run  # the session's current window
-    final = _wait(client, video_id)
+    final = wait_done(client, video_id)
     assert final["state"] == "succeeded"
     assert final["latest_run"]["run_id"] == stopped.json()["run_id"]
-    _problem(client.post(f"{base}/runs/{first_run}/stop"), 409, "conflict")
+    expect_problem(client.post(f"{base}/runs/{first_run}/stop"), 409, "conflict")

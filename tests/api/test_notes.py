@@ -15,8 +15,8 @@ from storage.artifacts.spans import canonical_sha256, published_form
 from storage.catalog.database import Catalog
 from storage.catalog.runs.store import RunStore
 from storage.catalog.tenants import TenantStore
+from tests.api.helpers import expect_problem
 from tests.api.test_mcp import call, ok, refused
-from tests.api.test_videos import _problem
 from ves.settings import Settings
 
 Executed = tuple[httpx.Client, str, dict[str, Any]]
@@ -136,13 +136,13 @@ def test_notes_are_refused_where_they_must_be(executed: Executed, processing: An
     url = _notes_url(video_id, evidence_id)
     body = {"text": "Checked.", "verdict": "confirmed"}
     missing = client.post(_notes_url(video_id, "ev_nobodyhasthisid"), json=body)
-    unknown = _problem(missing, 404, "not_found")
+    unknown = expect_problem(missing, 404, "not_found")
     assert unknown["detail"] == "no evidence span ev_nobodyhasthisid"
     other = processing("other")
     for answer in (other.post(url, json=body), other.get(url)):
-        assert _problem(answer, 404, "not_found")["detail"] == f"no video {video_id}"
+        assert expect_problem(answer, 404, "not_found")["detail"] == f"no video {video_id}"
     for method in ("PUT", "PATCH", "DELETE"):
-        refusal = _problem(client.request(method, url, json=body), 405, "method_not_allowed")
+        refusal = expect_problem(client.request(method, url, json=body), 405, "method_not_allowed")
         assert refusal["detail"]
     bad_bodies = [
         {"text": "Checked.", "verdict": "maybe"},
@@ -153,7 +153,7 @@ def test_notes_are_refused_where_they_must_be(executed: Executed, processing: An
         {"text": "Checked."},
     ]
     for bad in bad_bodies:
-        _problem(client.post(url, json=bad), 422, "validation_error")
+        expect_problem(client.post(url, json=bad), 422, "validation_error")
     tool = {"video_id": video_id, "text": "Checked.", "verdict": "confirmed"}
     refused(call(client, "add_review_note", evidence_id="ev_nobodyhasthisid", **tool), "not_found")
     refused(call(other, "add_review_note", evidence_id=evidence_id, **tool), "not_found")

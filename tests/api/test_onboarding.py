@@ -31,7 +31,8 @@ from storage.catalog.videos import VideoStore
 from synthetic import GroundTruth, SceneSpec, write_video
 from testkit.live_server import serve_app
 from testkit.submitters import QuietSubmitter
-from tests.api.conftest import InlineSubmitter, _wait
+from tests.api.conftest import InlineSubmitter
+from tests.api.helpers import wait_done
 from tests.fixtures.settings_env import export_settings
 from ves.settings import Settings
 
@@ -126,7 +127,7 @@ def test_one_request_gives_a_newcomer_a_key_and_a_processed_demo(
     with _keyed(url, body["api_key"]) as client:
         listing = client.get("/api/product/videos").json()
         assert [v["video_id"] for v in listing["data"]] == [body["video_id"]]
-        video = _wait(client, body["video_id"])
+        video = wait_done(client, body["video_id"])
         assert video["state"] == "succeeded", video["latest_run"]
         assert video["latest_run"]["run_id"] == body["run_id"]
         assert video["source_sha256"] == _sha256(settings.data_dir / "demo" / CLIP_NAME)

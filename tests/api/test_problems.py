@@ -11,7 +11,7 @@ from api.app import create_app
 from storage.catalog.database import Catalog
 from storage.catalog.tenants import TenantStore
 from testkit.live_server import serve_app
-from tests.api.test_videos import _problem
+from tests.api.helpers import expect_problem
 from ves.settings import Settings
 
 
@@ -21,14 +21,14 @@ def test_malformed_json_is_a_400(client: httpx.Client) -> None:
         content=b'{"url": "http://x", "title": ',
         headers={"content-type": "application/json"},
     )
-    _problem(response, 400, "invalid_request")
+    expect_problem(response, 400, "invalid_request")
 
 
 def test_a_body_that_is_not_json_is_a_415(client: httpx.Client) -> None:
     response = client.post(
         "/api/videos/add", content=b"url=x", headers={"content-type": "text/plain"}
     )
-    _problem(response, 415, "unsupported_media_type")
+    expect_problem(response, 415, "unsupported_media_type")
 
 
 def test_a_huge_body_is_a_413_before_it_is_read(client: httpx.Client) -> None:
@@ -36,7 +36,7 @@ def test_a_huge_body_is_a_413_before_it_is_read(client: httpx.Client) -> None:
     response = client.post(
         "/api/videos/add", content=body, headers={"content-type": "application/json"}
     )
-    _problem(response, 413, "payload_too_large")
+    expect_problem(response, 413, "payload_too_large")
 
 
 def test_a_huge_chunked_body_is_a_413(client: httpx.Client) -> None:
@@ -49,7 +49,7 @@ def test_a_huge_chunked_body_is_a_413(client: httpx.Client) -> None:
     response = client.post(
         "/api/videos/add", content=chunks(), headers={"content-type": "application/json"}
     )
-    _problem(response, 413, "payload_too_large")
+    expect_problem(response, 413, "payload_too_large")
 
 
 @pytest.mark.parametrize(
@@ -63,7 +63,7 @@ def test_a_huge_chunked_body_is_a_413(client: httpx.Client) -> None:
 )
 def test_missing_or_wrong_keys_are_401(anon: httpx.Client, headers: dict[str, str]) -> None:
     response = anon.get("/api/product/videos", headers=headers)
-    _problem(response, 401, "unauthorized")
+    expect_problem(response, 401, "unauthorized")
     assert response.headers["www-authenticate"] == "Bearer"
 
 
@@ -73,11 +73,11 @@ def test_a_revoked_key_is_401(anon: httpx.Client, tenants: TenantStore) -> None:
     headers = {"Authorization": f"Bearer {plaintext}"}
     assert anon.get("/api/product/videos", headers=headers).status_code == 200
     tenants.revoke_key(key.key_id)
-    _problem(anon.get("/api/product/videos", headers=headers), 401, "unauthorized")
+    expect_problem(anon.get("/api/product/videos", headers=headers), 401, "unauthorized")
 
 
 def test_unknown_routes_and_methods_are_problems(anon: httpx.Client) -> None:
-    _problem(anon.get("/api/nothing-here"), 404, "not_found")
+    expect_problem(anon.get("/api/nothing-here"), 404, "not_found")
     assert anon.delete("/healthz").json()["status"] == 405
 
 
@@ -103,6 +103,6 @@ def test_an_unexpected_error_is_a_500_without_a_stack_trace(
 
     with serve_app(app) as url, httpx.Client(base_url=url) as anonymous:
         response = anonymous.get("/boom")
-    body = _problem(response, 500, "internal")
+    body = expect_problem(response, 500, "internal")
     assert "secret" not in response.text and "Traceback" not in response.text
     assert "request id" in str(body["detail"])

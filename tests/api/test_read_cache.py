@@ -11,8 +11,7 @@ import pytest
 from api.read_cache import ReadCache, Rendered, matches
 from storage.catalog.database import Catalog
 from storage.catalog.retention import RetentionStore
-from tests.api.conftest import _wait
-from tests.api.test_videos import _problem
+from tests.api.helpers import expect_problem, wait_done
 from ves import __version__
 
 DOCUMENTS = ("scene-graph", "timeline", "evidence-view", "cost")
@@ -57,7 +56,7 @@ def test_a_made_up_thumbnail_with_a_matching_etag_is_still_404(
     made_up = url.rsplit("/", 1)[0] + "/ev_00000000000000000000000000_0.jpg"
     forged = f'"{run_id}.ev_00000000000000000000000000_0.jpg.{__version__}"'
     answer = client.get(made_up, headers={"If-None-Match": forged})
-    _problem(answer, 404, "not_found")
+    expect_problem(answer, 404, "not_found")
 
 
 @pytest.mark.slow
@@ -69,7 +68,7 @@ def test_a_new_run_of_the_video_gets_a_new_etag_and_its_own_content(
     before = {what: client.get(f"/api/product/videos/{video_id}/{what}") for what in DOCUMENTS}
     again = client.post(f"/api/product/videos/{video_id}/execute", json={"sample_fps": 2})
     assert again.status_code == 202, again.text
-    new_run = _wait(client, video_id)["latest_run"]["run_id"]
+    new_run = wait_done(client, video_id)["latest_run"]["run_id"]
     assert new_run != old_run
     for what, old in before.items():
         url = f"/api/product/videos/{video_id}/{what}"
@@ -88,8 +87,8 @@ def test_another_tenant_with_the_ids_and_etags_still_gets_404(
     other = processing("other")
     for url in _urls(client, video_id):
         etag = client.get(url).headers["etag"]  # now kept for acme
-        _problem(other.get(url), 404, "not_found")
-        _problem(other.get(url, headers={"If-None-Match": etag}), 404, "not_found")
+        expect_problem(other.get(url), 404, "not_found")
+        expect_problem(other.get(url, headers={"If-None-Match": etag}), 404, "not_found")
 
 
 @pytest.mark.slow
@@ -103,11 +102,13 @@ def test_an_expired_run_is_never_served_from_the_cache(
     assert RetentionStore(catalog).expire(video["latest_run"]["run_id"], "2030-01-01T00:00:00Z")
     *documents, thumbnail = urls
     for url in documents:
-        body = _problem(client.get(url), 409, "not_ready")
+        body = expect_problem(client.get(url), 409, "not_ready")
         assert "expired" in str(body["detail"])
-        _problem(client.get(url, headers={"If-None-Match": etags[url]}), 409, "not_ready")
-    _problem(client.get(thumbnail), 404, "not_found")
-    _problem(client.get(thumbnail, headers={"If-None-Match": etags[thumbnail]}), 404, "not_found")
+        expect_problem(client.get(url, headers={"If-None-Match": etags[url]}), 409, "not_ready")
+    expect_problem(client.get(thumbnail), 404, "not_found")
+    expect_problem(
+        client.get(thumbnail, headers={"If-None-Match": etags[thumbnail]}), 404, "not_found"
+    )
 
 
 def _rendered(size: int) -> Rendered:

@@ -14,8 +14,8 @@ import pytest
 
 from storage.artifacts.spans import canonical_sha256
 from testkit.media_server import MediaServer
-from tests.api.conftest import InlineSubmitter, _add, _wait
-from tests.api.test_videos import _problem
+from tests.api.conftest import InlineSubmitter
+from tests.api.helpers import add_video, expect_problem, wait_done
 from tests.fixtures.onnx_models import build_colour_detector
 from ves.settings import Settings
 
@@ -60,17 +60,19 @@ def test_evidence_spans_verify_and_thumbnails_need_the_key(
         image = client.get(frame["thumbnail_url"])
         assert image.headers["content-type"] == "image/jpeg"
         assert hashlib.sha256(image.content).hexdigest() == frame["sha256"]
-        _problem(anon.get(frame["thumbnail_url"]), 401, "unauthorized")
-        _problem(processing("other").get(frame["thumbnail_url"]), 404, "not_found")
+        expect_problem(anon.get(frame["thumbnail_url"]), 401, "unauthorized")
+        expect_problem(processing("other").get(frame["thumbnail_url"]), 404, "not_found")
 
 
 def test_artifacts_are_not_ready_before_a_run_succeeded(
     processing: Any, lobby_media: MediaServer
 ) -> None:
     client = processing("acme")
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
     for artifact in ("scene-graph", "timeline", "evidence-view", "cost"):
-        body = _problem(client.get(f"/api/product/videos/{video_id}/{artifact}"), 409, "not_ready")
+        body = expect_problem(
+            client.get(f"/api/product/videos/{video_id}/{artifact}"), 409, "not_ready"
+        )
         assert "registered" in str(body["detail"])
 
 
@@ -79,24 +81,24 @@ def test_another_tenant_cannot_execute_or_read(
 ) -> None:
     _, video_id, _ = executed
     other = processing("other")
-    _problem(other.post(f"/api/product/videos/{video_id}/execute"), 404, "not_found")
+    expect_problem(other.post(f"/api/product/videos/{video_id}/execute"), 404, "not_found")
     for artifact in ("scene-graph", "timeline", "evidence-view", "cost"):
-        _problem(other.get(f"/api/product/videos/{video_id}/{artifact}"), 404, "not_found")
+        expect_problem(other.get(f"/api/product/videos/{video_id}/{artifact}"), 404, "not_found")
 
 
 def test_a_second_execute_while_queued_is_a_conflict(
     processing: Any, lobby_media: MediaServer, submitter: InlineSubmitter
 ) -> None:
     client = processing("acme")
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
     first = client.post(f"/api/product/videos/{video_id}/execute")
     second = client.post(f"/api/product/videos/{video_id}/execute")
     assert first.status_code == 202
-    _problem(second, 409, "conflict")
-    assert _wait(client, video_id)["state"] == "succeeded"
+    expect_problem(second, 409, "conflict")
+    assert wait_done(client, video_id)["state"] == "succeeded"
     again = client.post(f"/api/product/videos/{video_id}/execute", json={"sample_fps": 2})
     assert again.status_code == 202, again.text  # a succeeded video may run again
-    assert _wait(client, video_id)["latest_run"]["run_id"] == again.json()["run_id"]
+    assert wait_done(client, video_id)["latest_run"]["run_id"] == again.json()["run_id"]
 
 
 @pytest.mark.parametrize(
@@ -117,8 +119,8 @@ def test_bad_execute_options_are_422(
     processing: Any, lobby_media: MediaServer, body: dict[str, Any]
 ) -> None:
     client = processing("acme")
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
-    _problem(
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
+    expect_problem(
         client.post(f"/api/product/videos/{video_id}/execute", json=body), 422, "validation_error"
     )
     assert client.get(f"/api/product/videos/{video_id}").json()["state"] == "registered"
@@ -130,16 +132,16 @@ def test_an_upload_not_yet_sent_cannot_execute(processing: Any) -> None:
     video = client.post(
         "/api/videos/add", json={"title": "u", "source_type": "upload", "upload": spec}
     ).json()
-    _problem(client.post(f"/api/product/videos/{video['video_id']}/execute"), 409, "conflict")
+    expect_problem(client.post(f"/api/product/videos/{video['video_id']}/execute"), 409, "conflict")
 
 
 def test_orchestrator_down_is_503_and_leaves_no_stuck_run(
     processing: Any, lobby_media: MediaServer, submitter: InlineSubmitter
 ) -> None:
     client = processing("acme")
-    video_id = _add(client, lobby_media.url("lobby.mp4"))
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
     submitter.down = True
-    _problem(client.post(f"/api/product/videos/{video_id}/execute"), 503, "unavailable")
+    expect_problem(client.post(f"/api/product/videos/{video_id}/execute"), 503, "unavailable")
     video = client.get(f"/api/product/videos/{video_id}").json()
     assert video["state"] == "failed"
     assert video["latest_run"]["error"]["code"] == "orchestrator_unavailable"
@@ -149,20 +151,20 @@ def test_a_source_that_is_not_a_video_fails_with_a_readable_error(
     processing: Any, lobby_media: MediaServer
 ) -> None:
     client = processing("acme")
-    video_id = _add(client, lobby_media.url("junk.mp4"))
+    video_id = add_video(client, lobby_media.url("junk.mp4"))
     assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
-    video = _wait(client, video_id)
+    video = wait_done(client, video_id)
     assert video["state"] == "failed"
     assert video["latest_run"]["error"]["code"] == "source_invalid"
     assert "not a readable video" in video["latest_run"]["error"]["message"]
-    _problem(client.get(f"/api/product/videos/{video_id}/scene-graph"), 409, "not_ready")
+    expect_problem(client.get(f"/api/product/videos/{video_id}/scene-graph"), 409, "not_ready")
 
 
 def _run_with(client: httpx.Client, media: MediaServer, body: dict[str, Any]) -> str:
-    video_id = _add(client, media.url("lobby.mp4"))
+    video_id = add_video(client, media.url("lobby.mp4"))
     accepted = client.post(f"/api/product/videos/{video_id}/execute", json=body)
     assert accepted.status_code == 202, accepted.text
-    video = _wait(client, video_id)
+    video = wait_done(client, video_id)
     assert video["state"] == "succeeded", video["latest_run"]
     return video_id
 

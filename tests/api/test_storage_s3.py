@@ -17,8 +17,7 @@ from storage.catalog.database import Catalog
 from storage.catalog.runs.store import RunStore
 from storage.catalog.tenants import TenantStore
 from testkit.s3 import S3Server
-from tests.api.conftest import _wait
-from tests.api.test_videos import _problem, _upload_spec
+from tests.api.helpers import expect_problem, upload_spec, wait_done
 from ves.settings import Settings
 
 pytestmark = pytest.mark.slow
@@ -42,7 +41,7 @@ def uploaded_run(
     """An uploaded lobby recording, executed to success: (client, video id, run key)."""
     client = processing("acme")
     data = (lobby_root / "lobby.mp4").read_bytes()
-    spec = _upload_spec(data, sha256=hashlib.sha256(data).hexdigest())
+    spec = upload_spec(data, sha256=hashlib.sha256(data).hexdigest())
     video = client.post(
         "/api/videos/add", json={"title": "rec", "source_type": "upload", "upload": spec}
     ).json()
@@ -54,7 +53,7 @@ def uploaded_run(
     assert [b.size for b in uploads] == [len(data)]  # in the bucket, and nowhere on disk
     assert not [p for p in settings.uploads_dir.rglob("*") if p.is_file()]
     run_id = client.post(f"/api/product/videos/{video['video_id']}/execute").json()["run_id"]
-    done = _wait(client, video["video_id"])
+    done = wait_done(client, video["video_id"])
     assert done["state"] == "succeeded", done["latest_run"]
     key = RunStore(catalog).get(run_id).artifacts_path
     assert key == f"artifacts/tenant={tenant.tenant_id}/video={video['video_id']}/run={run_id}"
@@ -94,7 +93,7 @@ def test_thumbnails_stream_from_the_bucket_or_redirect_when_presigning(
     fetched = httpx.get(redirect.headers["location"])  # no API key: the URL is the credential
     assert hashlib.sha256(fetched.content).hexdigest() == frame["sha256"]
     missing = frame["thumbnail_url"].rsplit("/", 1)[0] + "/ev_0_999.jpg"
-    _problem(presigning.get(missing), 404, "not_found")
+    expect_problem(presigning.get(missing), 404, "not_found")
 
 
 def test_a_run_without_its_manifest_is_never_served(
@@ -107,5 +106,5 @@ def test_a_run_without_its_manifest_is_never_served(
     store.delete(f"{key}/manifest.json")
     fresh = client_with()  # a new API process: nothing verified yet
     for artifact in ("scene-graph", "timeline", "evidence-view", "cost"):
-        _problem(fresh.get(f"/api/product/videos/{video_id}/{artifact}"), 409, "not_ready")
-    _problem(fresh.get(frame["thumbnail_url"]), 404, "not_found")
+        expect_problem(fresh.get(f"/api/product/videos/{video_id}/{artifact}"), 409, "not_ready")
+    expect_problem(fresh.get(frame["thumbnail_url"]), 404, "not_found")

@@ -10,22 +10,8 @@ import httpx
 import pytest
 
 from testkit.media_server import MediaServer
+from tests.api.helpers import expect_problem, upload_spec
 from tests.conftest import Client
-
-PROBLEM = "application/problem+json"
-
-
-def _problem(response: httpx.Response, status: int, code: str) -> dict[str, object]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body: dict[str, object] = response.json()
-    assert body["code"] == code and body["status"] == status
-    assert body["request_id"] == response.headers["x-request-id"]
-    return body
-
-
-def _upload_spec(data: bytes, **extra: object) -> dict[str, object]:
-    return {"filename": "rec.mp4", "size_bytes": len(data), "content_type": "video/mp4", **extra}
 
 
 def test_register_a_url_video(client: httpx.Client, media: MediaServer) -> None:
@@ -56,7 +42,7 @@ def test_an_hls_url_that_serves_no_playlist_is_rejected(
     response = client.post(
         "/api/videos/add", json={"url": media.url("not-a-playlist.m3u8"), "title": "x"}
     )
-    _problem(response, 422, "source_rejected")
+    expect_problem(response, 422, "source_rejected")
 
 
 def test_upload_flow_with_a_failed_attempt_then_a_retry(
@@ -64,7 +50,7 @@ def test_upload_flow_with_a_failed_attempt_then_a_retry(
 ) -> None:
     data = (media_root / "clip.mp4").read_bytes()
     digest = hashlib.sha256(data).hexdigest()
-    spec = _upload_spec(data, sha256=digest, recorded_at="2026-11-20T08:00:00Z")
+    spec = upload_spec(data, sha256=digest, recorded_at="2026-11-20T08:00:00Z")
     created = client.post(
         "/api/videos/add", json={"title": "Rec", "source_type": "upload", "upload": spec}
     )
@@ -74,7 +60,7 @@ def test_upload_flow_with_a_failed_attempt_then_a_retry(
     assert video["upload_url"] == f"/api/videos/{video['video_id']}/content"
     assert video["source_sha256"] is None
     corrupt = data[:-10] + b"0123456789"
-    _problem(client.put(video["upload_url"], content=corrupt), 422, "validation_error")
+    expect_problem(client.put(video["upload_url"], content=corrupt), 422, "validation_error")
     assert (
         client.get(f"/api/product/videos/{video['video_id']}").json()["state"] == "awaiting_upload"
     )
@@ -83,27 +69,27 @@ def test_upload_flow_with_a_failed_attempt_then_a_retry(
     assert done.json()["state"] == "registered"
     assert done.json()["source_sha256"] == digest
     assert done.json()["upload_url"] is None
-    _problem(client.put(video["upload_url"], content=data), 409, "conflict")
+    expect_problem(client.put(video["upload_url"], content=data), 409, "conflict")
 
 
 def test_upload_of_the_wrong_size_is_refused(client: httpx.Client) -> None:
-    spec = _upload_spec(b"x" * 100)
+    spec = upload_spec(b"x" * 100)
     video = client.post(
         "/api/videos/add", json={"title": "r", "source_type": "upload", "upload": spec}
     ).json()
-    _problem(client.put(video["upload_url"], content=b"x" * 99), 422, "validation_error")
-    _problem(client.put(video["upload_url"], content=b"x" * 101), 422, "validation_error")
+    expect_problem(client.put(video["upload_url"], content=b"x" * 99), 422, "validation_error")
+    expect_problem(client.put(video["upload_url"], content=b"x" * 101), 422, "validation_error")
 
 
 def test_upload_media_type_is_checked(client: httpx.Client) -> None:
-    spec = _upload_spec(b"x" * 10)
+    spec = upload_spec(b"x" * 10)
     video = client.post(
         "/api/videos/add", json={"title": "r", "source_type": "upload", "upload": spec}
     ).json()
     response = client.put(
         video["upload_url"], content=b"x" * 10, headers={"content-type": "text/html"}
     )
-    _problem(response, 415, "unsupported_media_type")
+    expect_problem(response, 415, "unsupported_media_type")
 
 
 def test_listing_pages_filters_and_rejects_bad_cursors(
@@ -115,7 +101,7 @@ def test_listing_pages_filters_and_rejects_bad_cursors(
         ).json()["video_id"]
         for n in range(5)
     ]
-    upload = {"title": "u", "source_type": "upload", "upload": _upload_spec(b"x")}
+    upload = {"title": "u", "source_type": "upload", "upload": upload_spec(b"x")}
     waiting = client.post("/api/videos/add", json=upload).json()["video_id"]
     first = client.get("/api/product/videos", params={"limit": 4}).json()
     second = client.get(
@@ -125,13 +111,15 @@ def test_listing_pages_filters_and_rejects_bad_cursors(
     assert second["next_cursor"] is None
     only = client.get("/api/product/videos", params={"state": "awaiting_upload"}).json()["data"]
     assert [v["video_id"] for v in only] == [waiting]
-    _problem(
+    expect_problem(
         client.get("/api/product/videos", params={"cursor": "garbage!"}), 400, "invalid_request"
     )
-    _problem(
+    expect_problem(
         client.get("/api/product/videos", params={"state": "dancing"}), 422, "validation_error"
     )
-    _problem(client.get("/api/product/videos", params={"limit": 101}), 422, "validation_error")
+    expect_problem(
+        client.get("/api/product/videos", params={"limit": 101}), 422, "validation_error"
+    )
 
 
 def test_another_tenants_videos_are_invisible_on_every_route(
@@ -141,15 +129,15 @@ def test_another_tenants_videos_are_invisible_on_every_route(
     url_video = acme.post(
         "/api/videos/add", json={"url": media.url("clip.mp4"), "title": "a"}
     ).json()
-    upload = {"title": "u", "source_type": "upload", "upload": _upload_spec(b"xyz")}
+    upload = {"title": "u", "source_type": "upload", "upload": upload_spec(b"xyz")}
     up_video = acme.post("/api/videos/add", json=upload).json()
-    _problem(other.get(f"/api/product/videos/{url_video['video_id']}"), 404, "not_found")
-    _problem(other.put(up_video["upload_url"], content=b"xyz"), 404, "not_found")
+    expect_problem(other.get(f"/api/product/videos/{url_video['video_id']}"), 404, "not_found")
+    expect_problem(other.put(up_video["upload_url"], content=b"xyz"), 404, "not_found")
     assert other.get("/api/product/videos").json() == {"data": [], "next_cursor": None}
     assert (
         acme.get(f"/api/product/videos/{up_video['video_id']}").json()["state"] == "awaiting_upload"
     )
-    _problem(acme.get("/api/product/videos/vid_unknown"), 404, "not_found")
+    expect_problem(acme.get("/api/product/videos/vid_unknown"), 404, "not_found")
 
 
 @pytest.mark.parametrize(
@@ -216,7 +204,7 @@ def test_bad_registrations_get_their_problem(
     client: httpx.Client, body: dict[str, object], code: str
 ) -> None:
     response = client.post("/api/videos/add", json=body)
-    problem = _problem(response, 422, code)
+    problem = expect_problem(response, 422, code)
     if code == "validation_error":
         assert problem["errors"]
     assert client.get("/api/product/videos").json()["data"] == []
@@ -227,14 +215,14 @@ def test_private_sources_are_refused_unless_allowed(
 ) -> None:
     client = client_with(allow_private_sources=False)
     response = client.post("/api/videos/add", json={"url": media.url("clip.mp4"), "title": "x"})
-    assert "loopback" in str(_problem(response, 422, "source_rejected")["detail"])
+    assert "loopback" in str(expect_problem(response, 422, "source_rejected")["detail"])
 
 
 def test_redirects_are_checked_hop_by_hop(client: httpx.Client, media: MediaServer) -> None:
     media.add_route("/to-metadata", status=302, headers={"Location": "http://169.254.169.254/"})
     media.add_route("/to-clip", status=302, headers={"Location": "/clip.mp4"})
     response = client.post("/api/videos/add", json={"url": media.url("to-metadata"), "title": "x"})
-    _problem(response, 422, "source_rejected")
+    expect_problem(response, 422, "source_rejected")
     ok = client.post("/api/videos/add", json={"url": media.url("to-clip"), "title": "x"})
     assert ok.status_code == 201, ok.text
 
@@ -244,28 +232,28 @@ def test_a_source_answering_an_error_is_unreachable(
 ) -> None:
     media.add_route("/broken.mp4", status=500, body=b"oops")
     response = client.post("/api/videos/add", json={"url": media.url("broken.mp4"), "title": "x"})
-    assert "500" in str(_problem(response, 422, "source_unreachable")["detail"])
+    assert "500" in str(expect_problem(response, 422, "source_unreachable")["detail"])
     response = client.post("/api/videos/add", json={"url": media.url("missing.mp4"), "title": "x"})
-    _problem(response, 422, "source_unreachable")
+    expect_problem(response, 422, "source_unreachable")
 
 
 def test_declared_upload_over_the_limit_is_refused(
     client_with: Callable[..., httpx.Client],
 ) -> None:
     client = client_with(max_upload_bytes=1000, max_body_bytes=1000)
-    body = {"title": "big", "source_type": "upload", "upload": _upload_spec(b"x" * 1001)}
-    _problem(client.post("/api/videos/add", json=body), 413, "payload_too_large")
+    body = {"title": "big", "source_type": "upload", "upload": upload_spec(b"x" * 1001)}
+    expect_problem(client.post("/api/videos/add", json=body), 413, "payload_too_large")
 
 
 def test_an_upload_over_the_limit_is_a_413_and_leaves_nothing(
     client_with: Callable[..., httpx.Client], data_dir: Path
 ) -> None:
     client = client_with(max_upload_bytes=5000, max_body_bytes=1000)
-    body = {"title": "r", "source_type": "upload", "upload": _upload_spec(b"x" * 5000)}
+    body = {"title": "r", "source_type": "upload", "upload": upload_spec(b"x" * 5000)}
     video = client.post("/api/videos/add", json=body).json()
     response = client.put(video["upload_url"], content=iter([b"x" * 4000, b"x" * 4000]))
-    _problem(response, 413, "payload_too_large")
+    expect_problem(response, 413, "payload_too_large")
     response = client.put(video["upload_url"], content=b"x" * 6000)
-    _problem(response, 413, "payload_too_large")
+    expect_problem(response, 413, "payload_too_large")
     leftovers = [p for p in (data_dir / "uploads").rglob("*") if p.is_file()]
     assert leftovers == []

@@ -20,7 +20,7 @@ from storage.catalog.webhooks.store import Delivery
 from testkit.live_server import serve_app
 from testkit.media_server import MediaServer
 from testkit.submitters import QuietSubmitter
-from tests.api.conftest import _add, _wait
+from tests.api.helpers import add_video, wait_done
 from tests.conftest import Client
 from tests.fixtures.webhook_receiver import Script, WebhookReceiver
 from ves.clock import from_rfc3339
@@ -114,9 +114,9 @@ def test_a_run_is_told_signed_and_retried_after_a_500(
     client = processing("acme")
     with WebhookReceiver(Script(statuses=[500, 204])) as receiver:
         hook = register(client, receiver.url)
-        video_id = _add(client, lobby_media.url("lobby.mp4"))
+        video_id = add_video(client, lobby_media.url("lobby.mp4"))
         run_id = client.post(f"/api/product/videos/{video_id}/execute").json()["run_id"]
-        assert _wait(client, video_id)["state"] == "succeeded"
+        assert wait_done(client, video_id)["state"] == "succeeded"
         first, second = receiver.wait_for(2, timeout_s=90)
         path = f"{HOOKS}/{hook['webhook_id']}/deliveries"
         delivery = wait_for_state(client, path, "delivered")
@@ -143,9 +143,9 @@ def test_a_delivery_can_be_sent_again_by_hand(processing: Any, lobby_media: Medi
     client = processing("acme")
     with WebhookReceiver() as receiver:
         hook = register(client, receiver.url)
-        video_id = _add(client, lobby_media.url("lobby.mp4"))
+        video_id = add_video(client, lobby_media.url("lobby.mp4"))
         client.post(f"/api/product/videos/{video_id}/execute")
-        assert _wait(client, video_id)["state"] == "succeeded"
+        assert wait_done(client, video_id)["state"] == "succeeded"
         path = f"{HOOKS}/{hook['webhook_id']}/deliveries"
         delivery = wait_for_state(client, path, "delivered")
         resent = client.post(f"{path}/{delivery['delivery_id']}/resend")
@@ -182,9 +182,9 @@ def test_a_refused_execute_is_told_once_and_handed_over_at_once(
         httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}) as client,
     ):
         hook = register(client, "http://127.0.0.1:9/hook", ["usage.limit_reached"])
-        video_id = _add(client, media.url("clip.mp4"))
+        video_id = add_video(client, media.url("clip.mp4"))
         assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
-        other = _add(client, media.url("clip.mp4"))
+        other = add_video(client, media.url("clip.mp4"))
         for _ in range(2):
             refused = client.post(f"/api/product/videos/{other}/execute")
             assert refused.status_code == 402, refused.text
@@ -202,9 +202,9 @@ def test_an_export_is_told_when_its_bundle_is_ready(
     client = processing("acme")
     with WebhookReceiver() as receiver:
         hook = register(client, receiver.url, ["export.ready"])
-        video_id = _add(client, lobby_media.url("lobby.mp4"))
+        video_id = add_video(client, lobby_media.url("lobby.mp4"))
         client.post(f"/api/product/videos/{video_id}/execute")
-        assert _wait(client, video_id)["state"] == "succeeded"
+        assert wait_done(client, video_id)["state"] == "succeeded"
         accepted = client.post(f"/api/product/videos/{video_id}/exports", json={})
         assert accepted.status_code == 202, accepted.text
         [got] = receiver.wait_for(1, timeout_s=180)

@@ -21,7 +21,7 @@ def _offline_env() -> dict[str, str]:
     return {**env, "PYTHONPATH": str(ROOT)}
 
 
-def _verify(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_verify(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "cli.main", "verify", *args],
         cwd=cwd,
@@ -39,14 +39,14 @@ def test_an_untouched_bundle_verifies_offline_from_the_bundle_alone(
     work.mkdir()
     bundle = work / "evidence.zip"
     bundle.write_bytes(signed_bundle.path.read_bytes())
-    own = _verify(work, "evidence.zip")
+    own = run_verify(work, "evidence.zip")
     assert own.returncode == 0, own.stdout + own.stderr
     lines = own.stdout.splitlines()
     assert lines[-1] == "VERIFIED: every check holds" and "Traceback" not in own.stderr
     assert [line.split()[1] for line in lines[:6]] == ["ok"] * 6
     assert "taken from the bundle itself" in own.stdout
     (work / "service.pem").write_text(signed_bundle.key.public_key_pem)
-    given = _verify(work, "evidence.zip", "--public-key", "service.pem")
+    given = run_verify(work, "evidence.zip", "--public-key", "service.pem")
     assert given.returncode == 0 and "given with --public-key" in given.stdout
     assert sorted(p.name for p in work.iterdir()) == ["evidence.zip", "service.pem"]
 
@@ -57,20 +57,20 @@ def test_a_tampered_bundle_or_a_wrong_key_exits_1_naming_what_failed(
     with zipfile.ZipFile(signed_bundle.path) as archive:
         cost = archive.read("cost.json")
     rewrite_bundle(signed_bundle.path, tmp_path / "t.zip", {"cost.json": flip_one_byte(cost)})
-    tampered = _verify(tmp_path, "t.zip")
+    tampered = run_verify(tmp_path, "t.zip")
     assert tampered.returncode == 1, tampered.stdout + tampered.stderr
     assert tampered.stdout.splitlines()[-1] == "NOT VERIFIED: failing: cost.json"
     (tmp_path / "wrong.pem").write_text(SigningKey.generate().public_key_pem)
-    wrong = _verify(tmp_path, str(signed_bundle.path), "--public-key", "wrong.pem")
+    wrong = run_verify(tmp_path, str(signed_bundle.path), "--public-key", "wrong.pem")
     assert wrong.returncode == 1 and "signature   FAIL  manifest.sig" in wrong.stdout
 
 
 def test_a_file_that_is_no_bundle_exits_2(tmp_path: Path) -> None:
     (tmp_path / "video.mp4").write_bytes(b"\0" * 64)
-    done = _verify(tmp_path, "video.mp4")
+    done = run_verify(tmp_path, "video.mp4")
     assert done.returncode == 2 and "not a zip file" in done.stderr
     assert "Traceback" not in done.stderr
-    missing = _verify(tmp_path, "nothing.zip")
+    missing = run_verify(tmp_path, "nothing.zip")
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
 
 

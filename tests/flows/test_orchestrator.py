@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from flows.orchestrator import _SUBMIT_GRACE_S, close_flow_runs, reap, reap_exports
+from flows.orchestrator import SUBMIT_GRACE_S, close_flow_runs, reap, reap_exports
 from storage.artifacts.layout import RunLayout
 from storage.catalog.database import Catalog
 from storage.catalog.exports import ExportStore
@@ -86,12 +86,12 @@ CASES = [
         "never_submitted",
         "queued",
         None,
-        created_s_ago=_SUBMIT_GRACE_S + 30,
+        created_s_ago=SUBMIT_GRACE_S + 30,
         reaped_with=("not_submitted", "never reached the orchestrator"),
     ),
     Case("healthy_running", "running", "fr-ok", heartbeat_s_ago=30),
     Case("healthy_queued", "queued", "fr-waiting", created_s_ago=600),  # submitted: waits
-    Case("just_created", "queued", None, created_s_ago=_SUBMIT_GRACE_S - 30),
+    Case("just_created", "queued", None, created_s_ago=SUBMIT_GRACE_S - 30),
     Case("done", "succeeded", "fr-done-but-failed-later", created_s_ago=900, heartbeat_s_ago=900),
 ]
 BAD = {

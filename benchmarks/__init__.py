@@ -1,0 +1,1 @@
+"""`make bench`: the scripts behind every figure the docs quote, each against a same-run base."""
