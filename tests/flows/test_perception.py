@@ -19,6 +19,9 @@ from synthetic.scoring import summarise
 from testkit.perception import HELDOUT_SEEDS, ScoredScene, run_scene
 
 SEEDS = HELDOUT_SEEDS[:12]
+# The module's scenes are encoded and processed once, inside the first test's time: about 4
+# minutes on an idle machine, twice that on one shared with other suites (300 s timed out).
+pytestmark = pytest.mark.timeout(900)
 MODE = "motion+person+ocr"  # the service's default
 
 
