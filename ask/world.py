@@ -34,6 +34,15 @@ class Thing:
     zones: tuple[str, ...]  # zone names
     text: str | None
     evidence_id: str
+    colour: str | None = None  # measured dominant colour (runs since schema version 3)
+    colour_confidence: float = 0.0
+    size: float | None = None  # mean box area, share of the frame
+    speed: float | None = None  # frame widths a second, over its time in view
+    heading_x: float | None = None  # net left-right travel, frame widths (negative: left)
+
+    @property
+    def seen_s(self) -> float:
+        return self.last_s - self.first_s
 
 
 @dataclass(frozen=True)
@@ -95,22 +104,29 @@ def _known_classes(cost: dict[str, Any], things: list[Thing]) -> frozenset[str]:
     return frozenset(names)
 
 
+def _thing(o: dict[str, Any], zones: dict[str, str]) -> Thing:
+    attributes = json.loads(o["attributes"])
+    return Thing(
+        o["object_id"],
+        o["class"],
+        o["first_seen_s"],
+        o["last_seen_s"],
+        float(o["confidence"]),
+        tuple(zones[z] for z in o["zones"] if z in zones),
+        attributes.get("text"),
+        o["evidence_ids"][0],
+        o.get("colour"),
+        float(o.get("colour_confidence") or 0.0),
+        attributes.get("size"),
+        attributes.get("speed"),
+        attributes.get("heading_x"),
+    )
+
+
 def load_world(reader: ArtifactReader, run_dir: str | Path, video_id: str, run_id: str) -> RunWorld:
     """Read a published run's knowledge."""
     zones = {z["zone_id"]: z["name"] for z in reader.rows(run_dir, "zones")}
-    things = [
-        Thing(
-            o["object_id"],
-            o["class"],
-            o["first_seen_s"],
-            o["last_seen_s"],
-            float(o["confidence"]),
-            tuple(zones[z] for z in o["zones"] if z in zones),
-            json.loads(o["attributes"]).get("text"),
-            o["evidence_ids"][0],
-        )
-        for o in reader.rows(run_dir, "objects", order_by="first_seen_s")
-    ]
+    things = [_thing(o, zones) for o in reader.rows(run_dir, "objects", order_by="first_seen_s")]
     events = [
         Event(
             e["event_id"],

@@ -238,7 +238,7 @@ def _publish(ctx: RunContext, session: _Session, window: WindowBytes, total_s: f
     sampled = dataclasses.replace(joined.sampled, rows=())
     detected = record_detections(ctx, joined.found, joined.report)
     track_task(ctx, detected.physical)
-    spans = world_state_task(ctx)
+    spans = world_state_task(ctx, sampled.analysis_frames())
     timeline_task(ctx)
     evidence_task(ctx, spans, source, sampled, detected.notes())
     # This run's compute: its own window's sampling and detection, and the publish over all

@@ -77,7 +77,7 @@ def _run_stages(ctx: RunContext, started: float) -> tuple[dict[str, Any], Source
         sampled = clock.run("sample", lambda: sample_task(ctx, source))
         detected = clock.run("detect", lambda: detect_task(ctx, sampled))
     clock.run("track", lambda: track_task(ctx, detected.physical))
-    spans = clock.run("world_state", lambda: world_state_task(ctx))
+    spans = clock.run("world_state", lambda: world_state_task(ctx, sampled.analysis_frames()))
     clock.run("timeline", lambda: timeline_task(ctx))
     notes = detected.notes()
     clock.run("evidence", lambda: evidence_task(ctx, spans, source, sampled, notes))
