@@ -11,6 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 
 from ask.intent import Intent
+from ask.select import colour_of, in_window, matches
 from ask.types import Citation, Claim, fmt_time
 from ask.world import PARTS, TEXT, Event, RunWorld, Thing
 
@@ -30,8 +31,11 @@ def describe(thing: Thing) -> str:
     """How an answer names an object: its class (or "a moving object") and its id."""
     if thing.cls == TEXT:
         return f'the text "{thing.text}"'
-    kind = "a moving object" if thing.cls == "motion" else f"a {thing.cls}"
-    return f"{kind} ({thing.object_id})"
+    noun = "moving object" if thing.cls == "motion" else thing.cls
+    colour = colour_of(thing)
+    named = f"{colour} {noun}" if colour else noun
+    article = "an" if named[0] in "aeiou" else "a"
+    return f"{article} {named} ({thing.object_id})"
 
 
 def things_for(world: RunWorld, intent: Intent) -> list[Thing]:
@@ -47,7 +51,7 @@ def things_for(world: RunWorld, intent: Intent) -> list[Thing]:
     if intent.quoted and intent.subject == TEXT:
         wanted = "".join(intent.quoted.split()).casefold()
         pool = [t for t in pool if wanted in "".join((t.text or "").split()).casefold()]
-    return [t for t in pool if _in_window(t.first_s, t.last_s, intent.window)]
+    return [t for t in pool if matches(t, intent) and in_window(t, intent)]
 
 
 def events_for(world: RunWorld, intent: Intent, kinds: Sequence[str]) -> list[Event]:
@@ -61,6 +65,8 @@ def events_for(world: RunWorld, intent: Intent, kinds: Sequence[str]) -> list[Ev
         if intent.zone and event.zone != intent.zone:
             continue
         thing = world.by_id.get(event.object_id or "")
+        if thing is not None and not matches(thing, intent):
+            continue
         if intent.subject == "object" and thing is not None and thing.cls in PARTS:
             continue  # a face appearing is not one more object
         if intent.subject not in {"object", TEXT, "scene_change"} and (
@@ -347,6 +353,27 @@ def change(world: RunWorld, intent: Intent) -> list[Claim]:
 
 def listing(world: RunWorld, intent: Intent) -> list[Claim]:
     return count(world, intent)
+
+
+def thing_claim(world: RunWorld, thing: Thing) -> Claim:
+    """The thing was in view (or, a text, seen) from its first to its last look."""
+    return _thing_claim(world, thing)
+
+
+def lasting(
+    world: RunWorld, evidence_id: str, who: str, verb: str, start: float, end: float
+) -> Claim:
+    """The subject did something for a length of time, from ``start`` to ``end``."""
+    return _lasting(world, evidence_id, who, verb, start, end)
+
+
+def prefixed(prefix: str, claim: Claim) -> Claim:
+    """The claim's sentence behind ``prefix`` (its first letter lowered)."""
+    return _prefixed(prefix, claim)
+
+
+def capitalised(text: str) -> str:
+    return _cap(text)
 
 
 COMPOSERS: dict[str, Callable[[RunWorld, Intent], list[Claim]]] = {

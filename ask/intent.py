@@ -10,19 +10,23 @@ the engine can refuse instead of guessing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ask.qualifiers import FILLERS, Qualifiers, consume, correct_typos, left_over, read_qualifiers
 from ask.vocabulary import (
     ACTIONS,
+    KNOWN_WORDS,
     NAMED_THINGS,
     PEOPLE,
     PHYSICAL,
+    PRESENCE,
     SCENE,
     SHAPES,
     TEXT_WORDS,
     TIME,
     UNSUPPORTED_ATTRIBUTES,
     VIDEO_WORDS,
+    WINDOW_WORDS,
 )
 
 
@@ -50,6 +54,32 @@ class Intent:
     quoted: str | None = None
     unsupported: str | None = None
     people: bool = False
+    qualifiers: Qualifiers = field(default_factory=Qualifiers)
+    presence: bool = False  # "visible", "seen", "in view": being there, not coming into view
+    unknown_word: str | None = None  # a word nothing accounted for (refused)
+
+    def interpreted(self) -> dict[str, object]:
+        """What was answered, for the client: intent, subject, qualifiers and window."""
+        q = self.qualifiers
+        named = {
+            "colour": q.colour,
+            "order": q.order,
+            "direction": q.direction,
+            "zone": self.zone,
+            "action": self.action,
+            "text": self.quoted,
+            "relative_window": q.anchor,
+        }
+        window = None
+        if self.window is not None:
+            end = None if self.window[1] == float("inf") else self.window[1]
+            window = {"start_s": self.window[0], "end_s": end}
+        return {
+            "intent": self.kind,
+            "subject": self.subject,
+            "qualifiers": {k: v for k, v in named.items() if v is not None},
+            "window": window,
+        }
 
 
 def parse_time(match: re.Match[str], offset: int = 1) -> float:
@@ -131,6 +161,8 @@ def _action(q: str, zone: str | None) -> str | None:
     into or going out of view: a zone crossing needs a zone.
     """
     action = next((a for a, pattern in ACTIONS if re.search(pattern, q)), None)
+    if action is None and zone is None and re.search(r"\bleft\b", q):
+        return "disappear"  # "which object left first?" (a direction was read before)
     if action in _CROSSINGS and zone is None and not re.search(_ZONE_WORDS, q):
         return _CROSSINGS[action]
     return action
@@ -159,6 +191,8 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
     quoted = _quoted(question)
     asked = question if quoted is None else question.replace(quoted, " ")
     q = " ".join(asked.lower().replace("\u2019", "'").split())
+    q = correct_typos(re.sub(r"\bhw\b", "how", q), KNOWN_WORDS | FILLERS | known)
+    qualifiers, q = read_qualifiers(q)
     subject, named = _subject(q, known)
     if quoted is not None and subject == "object" and named is None:
         subject = "text"
@@ -174,15 +208,47 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
         or re.search(TEXT_WORDS, q)
         or subject not in {"object", "text"}
     )
-    if not on_topic:
+    if not on_topic and qualifiers == Qualifiers():
         return Intent("off_topic")
     zone = _zone(q, zones)
+    left = _left_over(q, zones, known)
+    if left:
+        return Intent("not_understood", subject=subject, unknown_word=left[0])
     return Intent(
-        kind,
+        _kind(kind, qualifiers, q),
         subject=subject,
         action=_action(q, zone),
         zone=zone,
         window=find_window(q),
         quoted=quoted,
         people=bool(re.search(PEOPLE, q)),
+        qualifiers=qualifiers,
+        presence=bool(re.search(PRESENCE, q)) and not re.search(_COMING, q),
     )
+
+
+_COMING = r"\b(?:appear\w*|show\w* up|arriv\w*|c[oa]me in\w*|enter\w*|new)\b"
+
+
+def _kind(kind: str, qualifiers: Qualifiers, q: str) -> str:
+    """The shape, refined by the qualifiers: "what colour", an ordering, a summary."""
+    if qualifiers.asks_colour:
+        return "colour"
+    if qualifiers.order and kind not in {"count", "duration"}:
+        return "order"
+    if kind == "between" and find_window(q) is None and qualifiers.anchor is None:
+        return "summary"
+    if kind == "unknown" and re.search(r"\b(?:summar\w*|tl;?dr|overview|recap)\b", q):
+        return "summary"
+    if kind == "unknown" and qualifiers.direction:
+        return "list"
+    return kind
+
+
+def _left_over(q: str, zones: list[str], known: frozenset[str]) -> list[str]:
+    """The words of ``q`` that no pattern of the reader and no filler accounts for."""
+    patterns: list[str | re.Pattern[str]] = [p for _, p in SHAPES] + [p for _, p in ACTIONS]
+    patterns += [TIME, WINDOW_WORDS, SCENE, TEXT_WORDS, PHYSICAL, VIDEO_WORDS, PRESENCE]
+    patterns += [rf"\b{re.escape(z.lower())}\b" for z in zones]
+    patterns += [rf"\b{re.escape(k)}s?\b" for k in known]
+    return [w for w in left_over(consume(q, patterns)) if w not in FILLERS]

@@ -89,7 +89,7 @@ def test_the_left_zone_and_the_verb_left() -> None:
     [
         ("Did a helicopter land?", "unsupported", "helicopter"),
         ("How many dogs are there?", "unsupported", "dogs"),
-        ("What colour is the car?", "unsupported", "colour"),
+        ("What colour is the car?", "unsupported", "car"),
         ("Who is the person in the lobby?", "unsupported", "identity"),
         ("What did they say?", "unsupported", "sound"),
         ("Why did the person stop?", "unsupported", "intent"),
