@@ -12,7 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ask.qualifiers import FILLERS, Qualifiers, consume, correct_typos, left_over, read_qualifiers
+from ask.qualifiers import (
+    FILLERS,
+    Qualifiers,
+    consume,
+    correct_typos,
+    left_over,
+    read_qualifiers,
+)
 from ask.vocabulary import (
     ACTIONS,
     KNOWN_WORDS,
@@ -191,7 +198,8 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
     quoted = _quoted(question)
     asked = question if quoted is None else question.replace(quoted, " ")
     q = " ".join(asked.lower().replace("\u2019", "'").split())
-    q = correct_typos(re.sub(r"\bhw\b", "how", q), KNOWN_WORDS | FILLERS | known)
+    q = _corrected(re.sub(r"\bhw\b", "how", q), zones, known)
+    q = re.sub(r"\bon (?:the )?screen\b", "in view", q)  # being visible, not a screen's text
     qualifiers, q = read_qualifiers(q)
     subject, named = _subject(q, known)
     if quoted is not None and subject == "object" and named is None:
@@ -245,9 +253,18 @@ def _kind(kind: str, qualifiers: Qualifiers, q: str) -> str:
     return kind
 
 
+def _corrected(q: str, zones: list[str], known: frozenset[str]) -> str:
+    """``q`` with its typos corrected: a word nothing accounts for, one edit away from a word
+    the reader knows ("appeard"), becomes that word. Colour words are never the correction
+    ("write" is not "white")."""
+    unknown = frozenset(_left_over(q, zones, known))
+    words = KNOWN_WORDS | FILLERS | known | {z.lower() for z in zones}
+    return correct_typos(q, frozenset(words), only=unknown)
+
+
 def _left_over(q: str, zones: list[str], known: frozenset[str]) -> list[str]:
     """The words of ``q`` that no pattern of the reader and no filler accounts for."""
-    patterns: list[str | re.Pattern[str]] = [p for _, p in SHAPES] + [p for _, p in ACTIONS]
+    patterns: list[str | re.Pattern[str]] = [p for _, p in (*SHAPES, *ACTIONS)]
     patterns += [TIME, WINDOW_WORDS, SCENE, TEXT_WORDS, PHYSICAL, VIDEO_WORDS, PRESENCE]
     patterns += [rf"\b{re.escape(z.lower())}\b" for z in zones]
     patterns += [rf"\b{re.escape(k)}s?\b" for k in known]

@@ -362,13 +362,13 @@ def left_over(rest: str) -> list[str]:
     return [w for w in _WORD.findall(rest) if w.strip("'") not in FILLERS and len(w) > 1]
 
 
-def correct_typos(q: str, known: frozenset[str]) -> str:
+def correct_typos(q: str, known: frozenset[str], only: frozenset[str] | None = None) -> str:
     """``q`` with each unknown word of 5+ letters replaced by a known word that is one typo
     away ("appeard" -> "appeared"); short words are left alone (too many near neighbours)."""
 
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
-        if word in known or len(word) < 5:
+        if word in known or len(word) < 5 or (only is not None and word not in only):
             return word
         close = difflib.get_close_matches(word, known, n=3, cutoff=0.8)
         return next((c for c in close if one_edit(word, c)), word)

@@ -107,6 +107,7 @@ ACTIONS: tuple[tuple[str, str], ...] = (
             r"arriv\w*",
             r"enter\w* the (?:video|frame|scene|picture)",
             r"c[oa]me into view",
+            r"c[oa]me in",
             *["seen", "visible", "present", "there"],
         ),
     ),
@@ -274,6 +275,7 @@ VIDEO_WORDS = re.compile(
     r"|center|centre|middle|appear\w*|disappear\w*|enter\w*|leave|left|exit\w*|dwell\w*|stay\w*"
     r"|linger\w*|loiter\w*|wait\w*"
     r"|stop\w*|happen\w*|visible|seen|see|shown|moving|moved|move\w*|time|when|second|seconds"
+    r"|view"
     r"|minute|minutes|start|end|beginning)\b"
 )
 
