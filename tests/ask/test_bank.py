@@ -124,3 +124,50 @@ def test_figures(
     assert figures.right_share >= MIN_ANSWERABLE_RIGHT[half]
     assert figures.wrong <= MAX_WRONG[half]
     assert figures.unanswerable_share >= MIN_UNANSWERABLE_OK[half]
+
+
+# --- Issue 29's failures, each a test (on the issue's lobby, ``hall``) ----------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [("Did the blue object break the law?", "not_understood")],
+)
+def test_a_question_no_evidence_can_answer_is_refused_naming_the_word(
+    hall_world: Processed, question: str, reason: str
+) -> None:
+    answer = answer_question(hall_world.world, question)
+    assert not answer.grounded and answer.refusal_reason == reason
+    assert '"break"' in answer.answer
+
+
+def test_people_the_detector_named_none_of_are_no_people(hall_world: Processed) -> None:
+    answer = answer_question(hall_world.world, "Were there any people in the video?")
+    assert answer.answer.startswith("No people were recognised; 3 moving objects were seen")
+
+
+def test_a_colour_is_measured_and_kept(hall_world: Processed) -> None:
+    answer = answer_question(hall_world.world, "Did a red object appear?")
+    assert answer.grounded and answer.answer.startswith("Yes: a red moving object")
+    assert len(answer.citations) == 1
+    assert answer.interpreted is not None and answer.interpreted["qualifiers"]["colour"] == "red"
+    purple = answer_question(hall_world.world, "Did a purple object appear?")
+    assert not purple.grounded and purple.refusal_reason == "no_evidence"
+
+
+def test_appeared_after_is_not_in_view_after(hall_world: Processed) -> None:
+    appeared = answer_question(hall_world.world, "How many objects appeared after 00:28?")
+    assert appeared.claims[0].counts == (1,)
+    in_view = answer_question(hall_world.world, "How many objects were in view after 0:28?")
+    assert in_view.claims[0].counts == (2,)
+
+
+def test_the_camera_view_change_is_the_cut(hall_world: Processed) -> None:
+    answer = answer_question(hall_world.world, "When does the camera view change?")
+    (cut,) = hall_world.truth.scene_cuts
+    assert answer.grounded and abs(answer.claims[0].times[0] - cut) <= 1.0
+
+
+def test_the_longest_visible_object_is_named(hall_world: Processed) -> None:
+    answer = answer_question(hall_world.world, "Which object was visible the longest?")
+    assert answer.grounded and answer.answer.startswith("The one in view the longest: a blue")
