@@ -2,9 +2,11 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
+# mkdocs-material prints a banner about its successor on every build; the build needs none.
+export NO_MKDOCS_2_WARNING := 1
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt
 
-.PHONY: run test lint typecheck bench stress clean
+.PHONY: run test system-test-deps lint typecheck docs bench stress clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,13 +29,35 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(PIP) -e '.[test]'
 	touch $@
 
+# What the tests need from Debian, as `file:package`: the browser tests drive Debian's Chromium
+# (never `playwright install`), the PostgreSQL pass starts postgresql-15's server binaries itself
+# (no docker). Checked on every `make test` (two file tests), installed with apt-get when missing;
+# `make run` needs neither.
+SYSTEM_TEST_DEPS := /usr/bin/chromium:chromium /usr/lib/postgresql/15/bin/initdb:postgresql-15
+
+system-test-deps:
+	@missing=""; \
+	for dep in $(SYSTEM_TEST_DEPS); do [ -x "$${dep%%:*}" ] || missing="$$missing $${dep#*:}"; done; \
+	[ -n "$$missing" ] || exit 0; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+		echo "make test needs the Debian packages$$missing, and there is no apt-get here:" \
+			"install them (or their equivalents at the same paths) by hand." >&2; exit 1; \
+	fi; \
+	if [ "$$(id -u)" -ne 0 ]; then \
+		echo "make test needs the Debian packages$$missing; installing them needs root:" \
+			"run 'sudo apt-get install$$missing' once, then make test again." >&2; exit 1; \
+	fi; \
+	echo "== installing what the tests need from Debian:$$missing"; \
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing
+
 run: $(VENV)/.installed
 	$(BIN)/ves serve
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test system-test-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/mkdocs build --strict
 	$(BIN)/pytest $(PYTEST_ARGS)
 	@echo "== the API, flow, ask and storage tests again on PostgreSQL + S3 (servers started by the tests)"
 	VES_TEST_DATABASE=postgres VES_TEST_STORAGE=s3 $(BIN)/pytest $(PYTEST_ARGS) \
@@ -47,14 +71,21 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+# The documentation site (docs/, mkdocs.yml) into site/: the reference pages are rendered from the
+# code first; --strict turns every warning (a broken link or anchor, a page left out of the nav)
+# into a failure, as in `make test` (which builds the committed pages as they are).
+docs: $(VENV)/.installed-test
+	$(BIN)/python docs/gen_reference.py
+	$(BIN)/mkdocs build --strict
+
 bench: $(VENV)/.installed-test
 	@set -e; for script in benchmarks/[!_]*.py; do \
 		echo "== $$script"; $(BIN)/python $$script; \
 	done
 
-# The hardening suite in full (README, Hardening); short versions run inside `make test`.
+# The hardening suite in full (docs/measured/hardening.md); short versions run inside `make test`.
 stress: $(VENV)/.installed-test
 	$(BIN)/python -m stress
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache site

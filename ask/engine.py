@@ -19,7 +19,7 @@ from ask.select import measures_colour
 from ask.shapes import colour, no_people, order, summary
 from ask.types import Answer, Claim
 from ask.world import RunWorld
-from tasks.detect.detectors.mode import DetectorMode
+from ves.detector_mode import DetectorMode
 
 log = logging.getLogger(__name__)
 

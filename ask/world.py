@@ -16,7 +16,7 @@ from typing import Any
 from ask.types import Citation, Coverage
 from storage.artifacts.layout import COST
 from storage.artifacts.reads import ArtifactReader
-from tasks.detect.detectors.mode import DetectorMode
+from ves.detector_mode import DetectorMode
 
 TEXT = "text"
 PARTS = frozenset({"face"})  # classes that are part of another object (a face of a person)

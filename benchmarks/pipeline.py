@@ -81,7 +81,7 @@ DECODE_TECHNIQUES: tuple[tuple[str, Literal["NONREF", "BIDIR"] | None, bool], ..
     ("every frame (the plain decode)", None, False),
     ("non-reference frames skipped (the flow at <= 1/3 of the frame rate)", "NONREF", False),
     ("  and no deblocking filter (the flow's default)", "NONREF", True),
-    ("every B-frame skipped, no deblocking (not taken: see README)", "BIDIR", True),
+    ("every B-frame skipped, no deblocking (not taken: see docs)", "BIDIR", True),
 )
 
 

@@ -37,7 +37,7 @@ def cmd_signing_key_rotate(settings: Settings, args: argparse.Namespace) -> int:
     print(f"retired {old.key_id} (its public key stays listed; bundles it signed still verify)")
     print(f"active  {new.key_id}")
     if settings.signing_key_file is not None:
-        print(f"copy {ring.key_file} to every machine that signs (README, Scaling out)")
+        print(f"copy {ring.key_file} to every machine that signs (docs/how-to/scaling-out.md)")
     return 0
 
 

@@ -166,7 +166,9 @@ def cmd_worker(settings: Settings, args: argparse.Namespace) -> int:
     return work(settings)
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``ves`` parser: every command, its arguments and their help (the documentation
+    site's command line reference is rendered from it, ``docs/gen_reference.py``)."""
     parser = argparse.ArgumentParser(prog="ves", description="Video Evidence Service")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve", help="start the service").set_defaults(run=cmd_serve)
@@ -200,7 +202,7 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--tenant", help="only this tenant (name or id)")
     verify.set_defaults(run=cmd_audit_verify)
     sql = commands.add_parser(
-        "sql", help="query every published run with DuckDB (docs/artifacts.md)"
+        "sql", help="query every published run with DuckDB (docs/reference/artifacts.md)"
     )
     sql.add_argument("query", nargs="?", help="SQL over the views; none opens a prompt")
     sql.add_argument("--format", choices=FORMATS, default="table", help="how results print")
@@ -211,7 +213,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; errors of the service print as one line and exit 1."""
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     if offline := getattr(args, "run_offline", None):  # needs no settings (ves verify)
         code: int = offline(args)
         return code

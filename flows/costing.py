@@ -1,5 +1,5 @@
 """The flow's part of estimates and caps: a capped run's compute budget, why a run was truncated,
-and the run's measured figures kept for the cost model (README "Estimates and caps")."""
+and the run's measured figures kept for the cost model (docs/how-to/estimates.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Scoring a run's scene graph against a synthetic scene's ground truth.
 
 The perception benchmark and its seeded test score every scene with these functions, so the
-figures in the README and the assertions in CI mean the same thing. Inputs are plain rows as the
+figures in the docs and the assertions in CI mean the same thing. Inputs are plain rows as the
 artifacts hold them (``objects``, ``tracks``): times in seconds, boxes normalised ``x1, y1, x2,
 y2``. Nothing here reads files.
 
@@ -29,6 +29,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from synthetic.scene import Box, GroundTruth, ObjectTruth
+from tasks.geometry import box_iou
 
 INTERVAL_IOU = 0.5
 SPATIAL_IOU = 0.3
@@ -45,10 +46,9 @@ def interval_iou(a: tuple[float, float], b: tuple[float, float]) -> float:
     return 1.0 if union <= 0 else inter / union
 
 
-def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
-    inter = _intersection(a, b)
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """IoU of two boxes, measured as the pipeline measures it (``tasks.geometry.box_iou``)."""
+    return float(box_iou(a, b)[0, 0])
 
 
 def normalised_text(text: str) -> str:
@@ -139,7 +139,7 @@ def _spatial_agreement(truth_boxes: Mapping[int, Box], predicted: Mapping[int, B
     shared = [i for i in predicted if i in truth_boxes]
     if not shared:
         return 0.0
-    return float(np.mean([box_iou(truth_boxes[i], predicted[i]) for i in shared]))
+    return float(np.mean([_iou(truth_boxes[i], predicted[i]) for i in shared]))
 
 
 def match_objects(
@@ -182,7 +182,7 @@ def _frame_matches(truth_boxes: dict[int, Box], tracked: dict[str, Box]) -> list
     if not truth_boxes or not tracked:
         return []
     keys, ids = list(truth_boxes), list(tracked)
-    iou = np.array([[box_iou(truth_boxes[k], tracked[t]) for t in ids] for k in keys])
+    iou = box_iou([truth_boxes[k] for k in keys], [tracked[t] for t in ids])
     rows, cols = linear_sum_assignment(-iou)
     return [(keys[r], ids[c]) for r, c in zip(rows, cols, strict=True) if iou[r, c] >= BOX_IOU]
 
@@ -201,9 +201,7 @@ def score_identity(
             if frame in boxes:
                 (hidden if _occluded(truth, i, frame) else visible)[i] = boxes[frame]
         tracked = {p.object_id: p.boxes[frame] for p in physical if frame in p.boxes}
-        ignored = {
-            t for t, b in tracked.items() for h in hidden.values() if box_iou(b, h) >= BOX_IOU
-        }
+        ignored = {t for t, b in tracked.items() for h in hidden.values() if _iou(b, h) >= BOX_IOU}
         tracked = {t: b for t, b in tracked.items() if t not in ignored}
         score.truth_boxes += len(visible)
         score.tracked_boxes += len(tracked)

@@ -24,7 +24,6 @@ shared by two or more stages: ``detections`` (the detection value type), ``geome
 
 Rules (checked by ``tests/test_layers.py``): a stage imports shared modules, ``storage``, ``ves``
 and EARLIER stages only (evidence may read what sample wrote, never the reverse); shared modules
-import no stage, except ``context`` and ``options`` reading the detector mode
-(``detect.detectors.mode``, a value with no dependencies); nothing here imports ``flows``,
-``api``, ``ask`` or ``cli``.
+import no stage (the detector mode they read is the kernel's, ``ves.detector_mode``); nothing
+here imports ``flows``, ``api``, ``ask`` or ``cli``.
 """

@@ -16,8 +16,8 @@ from storage.catalog.database import Catalog
 from storage.catalog.runs.store import RunStore
 from storage.catalog.tenants import TenantStore
 from storage.catalog.videos import VideoStore
-from tasks.detect.detectors.mode import DetectorMode
 from tasks.options import RunOptions
+from ves.detector_mode import DetectorMode
 from ves.plans import PlanLimits
 from ves.settings import Settings
 
@@ -53,7 +53,7 @@ BUDGET_MARGIN = 1.25  # a compute budget's allowance on the model's estimate of 
 
 @dataclass(frozen=True)
 class ComputeBudget:
-    """A run's ``max_compute_s``, asked once per sampled frame (README "Estimates and caps").
+    """A run's ``max_compute_s``, asked once per sampled frame (docs/how-to/estimates.md).
 
     Sampling may keep one more frame while the compute spent since the run's first stage plus
     what the stages after sampling are expected to take for the frames kept stays within the

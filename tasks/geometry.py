@@ -1,13 +1,20 @@
-"""Geometry in normalised frame coordinates: zones, point-in-polygon, box centres, gaps and IoU."""
+"""Geometry shared by the stages: zones, point-in-polygon, and the box math (centres, gaps, IoU,
+unions, non-maximum suppression), written once here.
+
+Boxes are ``x1, y1, x2, y2`` rows, in normalised frame coordinates or pixels alike.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
 
 Point = tuple[float, float]
+FloatT = TypeVar("FloatT", bound=np.floating[Any])
 
 
 @dataclass(frozen=True)
@@ -69,3 +76,77 @@ def box_iou(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
     area_b = np.prod(np.clip(b64[:, 2:] - b64[:, :2], 0.0, None), axis=1)
     union = area_a[:, None] + area_b[None, :] - inter
     return np.asarray(np.divide(inter, union, out=np.zeros_like(inter), where=union > 0))
+
+
+@overload
+def box_union(
+    boxes: npt.NDArray[FloatT], groups: npt.NDArray[np.int64] | None = None
+) -> npt.NDArray[FloatT]: ...
+@overload
+def box_union(
+    boxes: Sequence[Sequence[float]], groups: npt.NDArray[np.int64] | None = None
+) -> npt.NDArray[np.float64]: ...
+def box_union(
+    boxes: npt.ArrayLike, groups: npt.NDArray[np.int64] | None = None
+) -> npt.NDArray[np.floating[Any]]:
+    """The bounding box of each group of ``boxes`` ``(N, 4)``: ``(G, 4)``, in the boxes' dtype.
+
+    Args:
+        boxes: ``(N, 4)`` boxes (a float dtype is kept, so float32 boxes give float32 unions).
+        groups: ``(N,)`` group of each box, every one of ``0 .. G-1`` used; None: one group of
+            all ``N`` boxes, ``(1, 4)``.
+
+    Raises:
+        ValueError: when there are no boxes to unite in one group.
+    """
+    array = np.asarray(boxes)
+    array = array if np.issubdtype(array.dtype, np.floating) else array.astype(np.float64)
+    array = array.reshape(-1, 4)
+    if groups is None:
+        if not len(array):
+            raise ValueError("box_union needs at least one box (N, 4) when groups is None")
+        return np.concatenate([array[:, :2].min(axis=0), array[:, 2:].max(axis=0)])[None]
+    count = int(groups.max()) + 1 if len(groups) else 0
+    out = np.empty((count, 4), dtype=array.dtype)
+    out[:, :2] = np.inf
+    out[:, 2:] = -np.inf
+    np.minimum.at(out[:, 0], groups, array[:, 0])
+    np.minimum.at(out[:, 1], groups, array[:, 1])
+    np.maximum.at(out[:, 2], groups, array[:, 2])
+    np.maximum.at(out[:, 3], groups, array[:, 3])
+    return out
+
+
+def suppress_overlaps(
+    boxes: npt.NDArray[np.floating[Any]],
+    scores: npt.NDArray[np.floating[Any]],
+    iou: float,
+    class_ids: npt.NDArray[np.integer[Any]] | None = None,
+) -> npt.NDArray[np.int64]:
+    """Greedy non-maximum suppression: the indices of the boxes kept, best score first.
+
+    A box is kept when its IoU with every box kept before it (higher score; ties in input
+    order) is at most ``iou``.
+
+    Args:
+        boxes: ``(N, 4)`` boxes.
+        scores: ``(N,)`` their scores.
+        iou: largest IoU two kept boxes may have.
+        class_ids: ``(N,)`` class of each box, to suppress only within a class; None: every box
+            competes with every other. Each class is moved to its own stretch of the plane
+            (offset by ``class id * span``, torchvision's ``batched_nms`` trick), so boxes of
+            different classes never overlap and one pass handles every class.
+    """
+    if len(boxes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    plane = boxes.astype(np.float64)
+    if class_ids is not None:
+        span = float(boxes.max() - boxes.min()) + 1.0
+        plane = plane + (class_ids * span)[:, None]
+    order = np.argsort(-scores, kind="stable")
+    kept: list[int] = []
+    while order.size:
+        best, order = int(order[0]), order[1:]
+        kept.append(best)
+        order = order[box_iou(plane[best], plane[order])[0] <= iou]
+    return np.asarray(kept, dtype=np.int64)

@@ -7,8 +7,8 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tasks.detect.detectors.mode import MODES, DetectorMode
 from tasks.geometry import ZoneSpec, default_zones
+from ves.detector_mode import MODES, DetectorMode
 from ves.errors import PlanLimitExceeded, ValidationFailed
 from ves.plans import PlanLimits
 from ves.settings import Settings
@@ -92,7 +92,7 @@ class RunOptions(BaseModel):
     zones: list[ZoneOption] | None = Field(
         None, max_length=32, description="Named zones; default: left, center and right thirds."
     )
-    # Estimates and caps (README "Estimates and caps").
+    # Estimates and caps (docs/how-to/estimates.md).
     dry_run: bool = Field(
         False,
         description="Answer 200 with the run's estimate (compute, wall time, price, the plan's "

@@ -3,7 +3,7 @@
 `POST .../exports` queues one (202; a Prefect flow, `export-evidence`, makes it: its state is
 visible here and in the Prefect UI); `GET .../exports/{export_id}` tells where it stands and,
 once it succeeded, the bundle's size, sha256 and signing key; `GET .../bundle` downloads the zip.
-Check it with `ves verify BUNDLE.zip --public-key KEY.pem` (README, "Evidence bundles").
+Check it with `ves verify BUNDLE.zip --public-key KEY.pem` (docs/how-to/exports.md).
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ _EXAMPLE = {
         "`manifest.json` names its signer's `key_id`; save that key's `public_key_pem` to a file "
         "and run `ves verify BUNDLE.zip --public-key FILE` to prove the bundle came from this "
         "service (the key inside a bundle proves only that it is intact). The key is created on "
-        "first use when the service has none (README, Evidence bundles)."
+        "first use when the service has none (docs/how-to/exports.md)."
     ),
     responses={200: {"content": {"application/json": {"example": _EXAMPLE}}}},
 )

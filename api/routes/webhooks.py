@@ -2,7 +2,7 @@
 
 Events (`run.succeeded`, `run.failed`, `export.ready`, `usage.limit_reached`) are written to an
 outbox with the change they tell of and sent by the `deliver-webhook` Prefect flow, never from a
-request; each attempt is logged and listed here. README, "Webhooks", shows a receiver that
+request; each attempt is logged and listed here. docs/how-to/webhooks.md shows a receiver that
 verifies the signature.
 """
 

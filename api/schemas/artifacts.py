@@ -185,7 +185,7 @@ class CostAmount(BaseModel):
 
 
 class CostTruncation(BaseModel):
-    """Why a run processed less than its video (README "Estimates and caps")."""
+    """Why a run processed less than its video (docs/how-to/estimates.md)."""
 
     reason: Literal["max_cost", "max_compute_s", "max_duration_s"]
     at_s: float = Field(description="Seconds processed: the artifacts cover [0, at_s).")

@@ -1,4 +1,4 @@
-"""Response model of a dry run of execute: the run's estimate (README "Estimates and caps")."""
+"""Response model of a dry run of execute: the run's estimate (docs/how-to/estimates.md)."""
 
 from __future__ import annotations
 

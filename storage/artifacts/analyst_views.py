@@ -7,9 +7,8 @@ bucket or a sub-tree of either. Only published runs are seen: the manifests are 
 a view reads exactly the files its run's manifest names, so a run still being written (files,
 no manifest yet) is invisible.
 
-``python -m storage.artifacts.analyst_views --docs > docs/artifacts.md`` renders the artifact
-reference from the
-schemas' ``doc`` metadata.
+What each view's columns mean is in the artifact reference (docs/reference/artifacts.md),
+rendered from the schemas' ``doc`` metadata.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from __future__ import annotations
 import functools
 import json
 import operator
-import sys
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -29,7 +27,7 @@ import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 
 from storage.artifacts.layout import MANIFEST
-from storage.artifacts.schemas import ARTIFACTS, SCHEMA_VERSION, doc_of
+from storage.artifacts.schemas import ARTIFACTS
 from ves.errors import InvalidRequest
 
 # The Hive folders of a run (tenant=<t>/video=<v>/run=<r>) and the columns they become.
@@ -151,53 +149,3 @@ def run_query(conn: duckdb.DuckDBPyConnection, query: str) -> pa.Table:
 def view_names(conn: duckdb.DuckDBPyConnection) -> list[str]:
     """The views an analyst can query, by name."""
     return sorted(str(row[0]) for row in conn.sql("SHOW TABLES").fetchall())
-
-
-def _type_name(type_: pa.DataType) -> str:
-    if isinstance(type_, pa.FixedSizeListType):
-        return f"{_type_name(type_.value_type)}[{type_.list_size}]"
-    if isinstance(type_, pa.ListType):
-        return f"{_type_name(type_.value_type)}[]"
-    return "struct" if isinstance(type_, pa.StructType) else str(type_)
-
-
-def _doc_rows(fields: list[pa.Field], prefix: str = "") -> list[str]:
-    """A table row per column; the fields of a list of structs as ``column[].field``."""
-    rows = []
-    for field in fields:
-        null = "yes" if field.nullable else "no"
-        rows.append(
-            f"| `{prefix}{field.name}` | {_type_name(field.type)} | {null} | {doc_of(field)} |"
-        )
-        item = field.type.value_type if isinstance(field.type, pa.ListType) else field.type
-        if isinstance(item, pa.StructType):
-            rows += _doc_rows(list(item), f"{prefix}{field.name}[].")
-    return rows
-
-
-def _doc_table(name: str, schema: pa.Schema) -> str:
-    header = ["| column | type | null | meaning |", "|---|---|---|---|"]
-    return "\n".join([f"## {name}", "", doc_of(schema), "", *header, *_doc_rows(list(schema))])
-
-
-def render_docs() -> str:
-    """``docs/artifacts.md``: one table per artifact (column, type, meaning), then ``runs``."""
-    intro = f"""# Artifacts
-
-Generated from `storage/artifacts/schemas.py` (schema version {SCHEMA_VERSION}) by
-`python -m storage.artifacts.analyst_views --docs > docs/artifacts.md`; do not edit by hand.
-
-A run's artifacts are Parquet files in `artifacts/tenant=<t>/video=<v>/run=<r>/<name>.parquet`,
-beside `cost.json`, `manifest.json` and `thumbs/`. In `ves sql` each artifact is a view of the
-same name over every published run, its columns led by `tenant_id`, `video_id` and `run_id`
-(from the folders). Times are seconds in the video; boxes are `[x1, y1, x2, y2]` normalised to
-0..1. `type[]` is a list, `type[4]` a list of exactly four.
-"""
-    tables = [_doc_table(name, schema) for name, schema in ARTIFACTS.items()]
-    return "\n\n".join([intro.rstrip(), *tables, _doc_table("runs", RUNS)]) + "\n"
-
-
-if __name__ == "__main__":
-    if sys.argv[1:] != ["--docs"]:
-        sys.exit("usage: python -m storage.artifacts.analyst_views --docs > docs/artifacts.md")
-    print(render_docs(), end="")

@@ -55,7 +55,7 @@ FRAMES = pa.schema(
             "refresh_reason",
             pa.string(),
             "'start', 'scene_change' or 'chunk_start' (a chunk of a long video began without a"
-            " lead-in, README Processing) where refresh, else null.",
+            " lead-in, docs/concepts/runs.md) where refresh, else null.",
         ),
         _col("text_look", pa.bool_(), "A full-size frame was kept for OCR.", nullable=False),
     ],

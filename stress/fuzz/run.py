@@ -1,4 +1,4 @@
-"""API fuzzing with schemathesis over the served OpenAPI (README, Hardening).
+"""API fuzzing with schemathesis over the served OpenAPI (docs/measured/hardening.md).
 
 ``python -m stress.fuzz [--max-examples N]`` serves the real app on a throwaway data folder
 (``stress.fuzz.service``), loads its ``/openapi.json`` over HTTP and lets schemathesis' engine

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from tasks.chunk.stage import ChunkResult
 from tasks.detect.detectors.motion import MotionConfig
 from tasks.detections import Detections
-from tasks.geometry import box_gap, box_iou
+from tasks.geometry import box_gap, box_iou, box_union
 from tasks.sample.frames import Frame
 
 CHANGED_FRACTION = 0.2  # above this, the picture in the box is no longer the one last seen
@@ -87,8 +87,7 @@ def _released(
         if not any(_touches(motion.boxes[i], box) for i in here):
             break  # its place is background again: the object is on its own
         touching = [i for i in here if box_gap(motion.boxes[i], region) <= NEAR]
-        corners = motion.boxes[touching]
-        region = np.concatenate([corners[:, :2].min(axis=0), corners[:, 2:].max(axis=0)])
+        region = box_union(motion.boxes[touching])[0]
         keep = np.ones(len(motion), dtype=bool)
         keep[touching] = False
         one = _boxes(motion, region, float(motion.scores[touching].max()), [(index, row["t_s"])])

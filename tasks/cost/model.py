@@ -21,9 +21,9 @@ runs (the newest ``VES_COST_MODEL_RUNS``); with fewer than ``VES_COST_MODEL_MIN_
 ``benchmarks/estimate.py`` (fitted on its 12 varied runs, 2026-11-25).
 
 Wall time is the stages' sum, with the sample and detect stages of a chunked run divided by the
-speed-up chunks side by side bring (fitted on chunked runs; fallback 1.15, README Performance),
-plus the flow's own overhead (catalog, publish) and the start (execute -> the flow's start),
-both medians of the same runs.
+speed-up chunks side by side bring (fitted on chunked runs; fallback 1.15,
+docs/measured/performance.md), plus the flow's own overhead (catalog, publish) and the start
+(execute -> the flow's start), both medians of the same runs.
 """
 
 from __future__ import annotations
@@ -122,9 +122,10 @@ FALLBACK: dict[str, dict[str, tuple[float, ...]]] = {
     "reads_text": _COMMON
     | {"sample": (0.048, 0.00053, 0.0085, 0.1245), "detect": (2.51, 0.0, 0.0)},
 }
-FALLBACK_START_S = 1.22  # execute -> running p50 under `ves serve` (README Performance)
+FALLBACK_START_S = 1.22  # execute -> running p50 under `ves serve` (docs/measured/performance.md)
 FALLBACK_OVERHEAD_S = 0.06  # the flow's own work besides its stages (the same runs)
-FALLBACK_SPEEDUP = 1.15  # chunks side by side on 2 cores (README Performance, long videos)
+# chunks side by side on 2 cores (docs/measured/performance.md, long videos)
+FALLBACK_SPEEDUP = 1.15
 
 
 def fallback_stages(detector_mode: str) -> dict[str, tuple[float, ...]]:

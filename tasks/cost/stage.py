@@ -32,7 +32,7 @@ class CostInputs:
     price_per_video_minute: float
     truncated: bool = False
     truncation: dict[str, Any] | None = None  # why: {reason, at_s, cap} (flows/costing.py)
-    max_cost: float | None = None  # the run's caps (README "Estimates and caps")
+    max_cost: float | None = None  # the run's caps (docs/how-to/estimates.md)
     max_compute_s: float | None = None
     detectors: dict[str, dict[str, Any]] = field(default_factory=dict)
 

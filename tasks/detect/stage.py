@@ -25,11 +25,11 @@ from prefect.cache_policies import NONE
 from storage.artifacts.layout import read_rows, write_table
 from tasks.context import RunContext
 from tasks.detect.detectors.base import FrameView
-from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.detectors.motion import MotionConfig, MotionDetector
 from tasks.detect.detectors.registry import configs_for, create
 from tasks.detections import Detections, detections_to_table
 from tasks.sample.stage import SampledFrames
+from ves.detector_mode import DetectorMode
 from ves.errors import DetectorUnavailable
 from ves.ids import new_id
 

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tasks.detections import Detections
-from tasks.geometry import box_iou
+from tasks.geometry import box_iou, box_union
 from tasks.sample.frames import FrameFile
 
 Box = tuple[float, float, float, float]
@@ -173,10 +173,6 @@ def _joins(
     return bool(inst.samples & span) and _overlap(inst.box, reading.box) >= cfg.one_place_iou
 
 
-def _union(a: Box, b: Box) -> Box:
-    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
-
-
 def _part_of(a: Box, b: Box) -> bool:
     """Whether the smaller of two boxes lies mostly (80 %) inside the larger."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
@@ -232,7 +228,8 @@ def text_instances(
             match = TextInstance(reading.box)
             instances.append(match)
         elif len(normalised(reading.text)) > len(normalised(match.text)):
-            match.box = _union(match.box, reading.box)  # the whole of a text read in parts
+            x1, y1, x2, y2 = (float(v) for v in box_union([match.box, reading.box])[0])
+            match.box = (x1, y1, x2, y2)  # the whole of a text read in parts
         elif reading.score > max(match.scores):
             match.box = reading.box
         match.samples |= span

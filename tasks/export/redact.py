@@ -32,6 +32,7 @@ from PIL import Image
 
 from tasks.detect.detectors.face import FaceConfig, find_faces
 from tasks.export.cut import Transform
+from tasks.geometry import box_union
 
 Rgb = npt.NDArray[np.uint8]
 Kind = Literal["face", "text"]
@@ -89,9 +90,8 @@ def text_boxes_of(tracks: Iterable[Mapping[str, Any]]) -> list[TextBox]:
 
 def _text_box(object_id: str, rows: Sequence[Mapping[str, Any]]) -> TextBox:
     corners = np.asarray([row["bbox"] for row in rows], np.float64)
-    union = (*corners[:, :2].min(axis=0), *corners[:, 2:].max(axis=0))
     times = [float(row["t_s"]) for row in rows]
-    x1, y1, x2, y2 = (float(v) for v in union)
+    x1, y1, x2, y2 = (float(v) for v in box_union(corners)[0])
     return TextBox(object_id, (x1, y1, x2, y2), min(times), max(times))
 
 
@@ -237,7 +237,7 @@ class Redaction:
         self.files[path]["original_sha256"] = original_sha256
 
     def manifest(self) -> dict[str, Any]:
-        """The manifest's ``redaction`` section (README, "Redaction")."""
+        """The manifest's ``redaction`` section (docs/how-to/exports.md, "Redaction")."""
         return {
             "applied": sorted(self.redactor.what),
             "method": self.redactor.method(),

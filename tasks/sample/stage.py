@@ -125,11 +125,13 @@ def _sample(
             # a third of the frame rate or less, the reference frames are dense enough to sample
             # from, and skipping the rest saves about a third of the decoding. Skipping every
             # B-frame (``BIDIR``) would halve the decoding, but sampling from the sparser I- and
-            # P-frames cost object precision 0.83 -> 0.76 on 40 random scenes (README).
+            # P-frames cost object precision 0.83 -> 0.76 on 40 random scenes
+            # (docs/measured/performance.md).
             stream.codec_context.skip_frame = "NONREF"
         if cfg.skip_loop_filter:
             # H.264/HEVC's deblocking smooths block edges for the eye; motion at 240 px and text
-            # at 1280 px read the frame the same without it (40 random scenes, README).
+            # at 1280 px read the frame the same without it (40 random scenes,
+            # docs/measured/performance.md).
             stream.codec_context.options = {"skip_loop_filter": "all"}
         if seek and span.decode_from_s > 0:
             _seek(container, stream, span.decode_from_s)

@@ -16,8 +16,8 @@ from api.auth import AuthFailures
 from storage.catalog.database import Catalog
 from storage.catalog.tenants import TenantStore
 from testkit.live_server import serve_app
+from tests.api.helpers import PROBLEM
 from tests.api.test_mcp import with_session
-from tests.api.test_videos import PROBLEM
 from ves.errors import RateLimited
 from ves.settings import Settings
 

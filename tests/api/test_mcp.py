@@ -17,7 +17,7 @@ from mcp_types import CallToolResult
 
 from synthetic import ground_truth, lobby_scene
 from testkit.media_server import MediaServer
-from tests.api.test_videos import PROBLEM
+from tests.api.helpers import PROBLEM
 
 TRUTH = ground_truth(lobby_scene())
 TOOLS = {

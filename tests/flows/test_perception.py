@@ -36,7 +36,7 @@ def test_counts_are_exact_and_nothing_is_invented(scored: list[ScoredScene]) -> 
     wrong = [s.seed for s in scored if not s.score.count_exact]
     # Targets: >= 95 % exact counts, <= 1 phantom per 100 scenes. This sample meets 11 of 12
     # (9010: two objects that appear together at one place stay one blob), so CI guards that
-    # level; README "Perception, measured" names the miss with the 200-scene figure.
+    # level; docs/measured/perception.md names the miss with the 200-scene figure.
     assert summary.count_exact >= 11 / 12, f"wrong counts in seeds {wrong}"
     phantoms = {s.seed: s.score.phantoms for s in scored if s.score.phantoms}
     assert sum(phantoms.values()) <= 1, f"phantoms by seed {phantoms}"
@@ -59,7 +59,8 @@ def test_objects_keep_their_identity_and_times(scored: list[ScoredScene]) -> Non
     """Targets: IDF1 >= 0.95, first/last seen within 0.5 s p95. Measured on this sample: IDF1
     0.81 (motion boxes of things entering, crossing or half hidden overlap the truth by less
     than the 0.5 IoU IDF1 asks), first p95 1.01 s, last p95 2.08 s (an object that stops by
-    another one is kept a little too long): CI guards these levels, the README names them.
+    another one is kept a little too long): CI guards these levels, docs/measured/perception.md
+    names them.
     (First p95 was 0.87 s here before motion read raw analysis frames instead of JPEGs; on 40
     random scenes that change took it from 1.54 to 1.44 s and IDF1 from 0.73 to 0.76: a p95
     of some 25 objects is one object.)"""

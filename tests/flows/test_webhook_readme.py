@@ -1,5 +1,5 @@
-"""The receiver example of README's "Webhooks" section, run exactly as printed against a real
-signed delivery of the ``deliver-webhook`` flow, so the example cannot rot."""
+"""The receiver example of the webhooks guide (``docs/how-to/webhooks.md``), run exactly as printed
+against a real signed delivery of the ``deliver-webhook`` flow, so the example cannot rot."""
 
 from __future__ import annotations
 
@@ -19,26 +19,25 @@ from tests.fixtures.settings_env import export_settings
 from tests.fixtures.webhook_receiver import WebhookReceiver
 from ves.settings import Settings
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "webhooks.md"
 
 
-def readme_receiver() -> Callable[..., dict[str, Any]]:
-    """``verify_webhook`` as README's Webhooks section defines it (its one Python block)."""
-    section = README.read_text().split("\n## Webhooks\n", 1)[1].split("\n## ", 1)[0]
-    [code] = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+def guide_receiver() -> Callable[..., dict[str, Any]]:
+    """``verify_webhook`` as the webhooks guide defines it (its one Python block)."""
+    [code] = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), flags=re.DOTALL)
     namespace: dict[str, Any] = {}
-    exec(compile(code, "README.md#webhooks", "exec"), namespace)
+    exec(compile(code, "docs/how-to/webhooks.md", "exec"), namespace)
     verify: Callable[..., dict[str, Any]] = namespace["verify_webhook"]
     return verify
 
 
-def test_the_readme_receiver_verifies_a_real_delivery(
+def test_the_guides_receiver_verifies_a_real_delivery(
     settings: Settings, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     export_settings(monkeypatch, settings)
     monkeypatch.setenv("VES_ALLOW_PRIVATE_SOURCES", "true")
     tenant_id = TenantStore(catalog).create_tenant("acme").tenant_id
-    verify_webhook = readme_receiver()
+    verify_webhook = guide_receiver()
     with WebhookReceiver() as receiver:
         endpoint = WebhookStore(catalog).create_endpoint(
             tenant_id, receiver.url, ["export.ready"], None, 10

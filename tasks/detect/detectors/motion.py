@@ -48,6 +48,7 @@ from tasks.detect.detectors.background import (
 )
 from tasks.detect.detectors.base import FrameView
 from tasks.detections import Detections
+from tasks.geometry import box_union
 
 Frame = npt.NDArray[np.uint8]
 Boxes = npt.NDArray[np.float64]
@@ -193,18 +194,6 @@ def _near_pairs(boxes: Boxes, gap: float) -> csr_array:
     return csr_array(near_x & near_y)
 
 
-def _union_boxes(boxes: Boxes, groups: Groups, count: int) -> Boxes:
-    """The bounding box of each group of boxes."""
-    out = np.empty((count, 4), dtype=np.float64)
-    out[:, :2] = np.inf
-    out[:, 2:] = -np.inf
-    np.minimum.at(out[:, 0], groups, boxes[:, 0])
-    np.minimum.at(out[:, 1], groups, boxes[:, 1])
-    np.maximum.at(out[:, 2], groups, boxes[:, 2])
-    np.maximum.at(out[:, 3], groups, boxes[:, 3])
-    return out
-
-
 def merge_boxes(boxes: Boxes, gap: float) -> tuple[Boxes, Groups]:
     """Merge boxes that overlap or lie within ``gap`` of each other, until none do.
 
@@ -224,7 +213,7 @@ def merge_boxes(boxes: Boxes, gap: float) -> tuple[Boxes, Groups]:
         count, step = connected_components(_near_pairs(merged, gap), directed=False)
         if count == len(merged):
             break
-        merged = _union_boxes(merged, step.astype(np.int64), count)
+        merged = box_union(merged, step.astype(np.int64))
         groups = step.astype(np.int64)[groups]
     return merged, groups
 

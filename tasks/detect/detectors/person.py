@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tasks.detect.detectors.base import FrameView
 from tasks.detections import Detections
-from tasks.geometry import box_iou
+from tasks.geometry import suppress_overlaps
 
 FloatArray = npt.NDArray[np.float32]
 Grey = npt.NDArray[np.uint8]
@@ -126,16 +126,6 @@ def people_in_box(grey: Grey, box: FloatArray, cfg: PersonConfig) -> tuple[Float
     return np.clip(people, 0.0, 1.0).astype(np.float32), scores
 
 
-def suppress(boxes: FloatArray, scores: FloatArray, iou: float) -> npt.NDArray[np.int64]:
-    """Greedy non-maximum suppression: indices kept, best score first."""
-    order = np.argsort(-scores, kind="stable")
-    keep: list[int] = []
-    for i in order:
-        if not keep or float(box_iou(boxes[i : i + 1], boxes[keep]).max()) <= iou:
-            keep.append(int(i))
-    return np.asarray(keep, dtype=np.int64)
-
-
 class PersonDetector:
     """People around the motion of each sampled frame (see the module docstring)."""
 
@@ -155,7 +145,7 @@ class PersonDetector:
         found = [people_in_box(grey, box, self.config) for box in tall]
         people = np.concatenate([f[0] for f in found])
         scores = np.concatenate([f[1] for f in found])
-        keep = suppress(people, scores, self.config.iou)
+        keep = suppress_overlaps(people, scores, self.config.iou)
         return people[keep], scores[keep]
 
     def detect(self, frames: Sequence[FrameView]) -> Detections:

@@ -16,11 +16,11 @@ from pydantic import Field, TypeAdapter
 
 from tasks.detect.detectors.base import Detector
 from tasks.detect.detectors.face import FaceConfig, FaceDetector
-from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.detectors.motion import MotionConfig, MotionDetector
 from tasks.detect.detectors.ocr import OcrConfig, OcrDetector
 from tasks.detect.detectors.person import PersonConfig, PersonDetector
 from tasks.detect.detectors.yolo import YoloConfig, YoloDetector
+from ves.detector_mode import DetectorMode
 from ves.settings import Settings
 
 DetectorConfig = Annotated[

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tasks.detect.detectors.base import FrameView
 from tasks.detect.detectors.yolo_model import YoloModel, load_model
 from tasks.detections import Detections
-from tasks.geometry import box_iou
+from tasks.geometry import box_union, suppress_overlaps
 from tasks.sample.frames import Frame
 
 FloatArray = npt.NDArray[np.float32]
@@ -136,26 +136,6 @@ def decode(output: FloatArray, confidence: float) -> tuple[FloatArray, FloatArra
     )
 
 
-def nms(boxes: FloatArray, scores: FloatArray, class_ids: IntArray, iou: float) -> IntArray:
-    """Class-aware greedy non-maximum suppression: indices kept, best score first.
-
-    A box is dropped when it overlaps an already kept box OF ITS CLASS by more than ``iou``.
-    Each class is moved to its own stretch of the plane (offset by ``class id * span``), so boxes
-    of different classes never overlap and one pass handles every class.
-    """
-    if len(boxes) == 0:
-        return np.zeros(0, dtype=np.int64)
-    span = float(boxes.max() - boxes.min()) + 1.0
-    shifted = boxes.astype(np.float64) + (class_ids * span)[:, None]
-    order = np.argsort(-scores, kind="stable")
-    kept: list[int] = []
-    while order.size:
-        best, order = int(order[0]), order[1:]
-        kept.append(best)
-        order = order[box_iou(shifted[best], shifted[order])[0] <= iou]
-    return np.asarray(kept, dtype=np.int64)
-
-
 def motion_region(motion: FloatArray, width: int, height: int, fraction: float) -> Region:
     """Where to look in a ``width`` x ``height`` frame with normalised ``motion`` boxes ``(N, 4)``.
 
@@ -163,8 +143,7 @@ def motion_region(motion: FloatArray, width: int, height: int, fraction: float) 
     and at least ``REGION_MIN`` of the frame's shorter side, moved (not cut) to stay inside the
     frame. The whole frame when that square covers ``fraction`` of it or more.
     """
-    x1, y1 = motion[:, :2].min(axis=0) * (width, height)
-    x2, y2 = motion[:, 2:].max(axis=0) * (width, height)
+    x1, y1, x2, y2 = box_union(motion)[0] * (width, height, width, height)
     short = min(width, height)
     side = max(max(x2 - x1, y2 - y1) * REGION_GROWTH + REGION_MARGIN * short, REGION_MIN * short)
     side_x, side_y = min(side, width), min(side, height)
@@ -254,7 +233,7 @@ class YoloDetector:
     def _frame_detections(self, item: _Input, output: FloatArray) -> Detections:
         """The boxes of one image's output, after NMS, in whole-frame normalised coordinates."""
         boxes, scores, class_ids = decode(output, self.config.confidence)
-        kept = nms(boxes, scores, class_ids, self.config.iou)
+        kept = suppress_overlaps(boxes, scores, self.config.iou, class_ids)
         n = len(kept)
         return Detections(
             boxes=boxes_to_frame(boxes[kept], item.scale, item.pad, item.region, item.frame_size),

@@ -21,11 +21,11 @@ from tasks.chunk.plan import Chunk, plan_chunks
 from tasks.chunk.stage import ChunkResult, chunk_dir
 from tasks.context import SourceRef
 from tasks.decode.stage import SourceInfo, decode_source
-from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.stage import DetectReport
 from tasks.detections import TEXT_CLASS, Detections
 from tasks.sample.sampler import SampleConfig
 from tasks.sample.stage import SampledFrames, sample_video
+from ves.detector_mode import DetectorMode
 from ves.errors import SourceTruncated
 from ves.settings import Settings
 

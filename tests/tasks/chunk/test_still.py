@@ -20,12 +20,12 @@ from tasks.chunk.plan import plan_chunks
 from tasks.chunk.stage import ChunkResult, chunk_dir
 from tasks.context import SourceRef
 from tasks.decode.stage import SourceInfo, decode_source
-from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.detectors.motion import MotionConfig
 from tasks.detect.stage import detect_frames
 from tasks.detections import Detections
 from tasks.sample.sampler import SampleConfig
 from tasks.sample.stage import sample_video
+from ves.detector_mode import DetectorMode
 from ves.settings import Settings
 
 CONFIG = SampleConfig(5.0, 600.0, 320, 480, 0.3)

@@ -23,7 +23,6 @@ from synthetic import (
     write_video,
 )
 from tasks.detect.detectors.base import FrameView
-from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.detectors.ocr import OcrConfig, OcrDetector
 from tasks.detect.detectors.registry import configs_for
 from tasks.detect.stage import detect_frames
@@ -31,6 +30,7 @@ from tasks.detections import Detections
 from tasks.sample.sampler import SampleConfig
 from tasks.sample.stage import SampledFrames, sample_video
 from tests.tasks.sample.test_stage import probe
+from ves.detector_mode import DetectorMode
 from ves.settings import Settings
 
 pytestmark = pytest.mark.slow

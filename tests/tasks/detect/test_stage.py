@@ -11,7 +11,6 @@ import pytest
 
 from synthetic import lobby_scene, write_video
 from tasks.detect.detectors.base import FrameView
-from tasks.detect.detectors.mode import DetectorMode
 from tasks.detect.detectors.motion import MotionConfig, MotionDetector
 from tasks.detect.detectors.ocr import OcrConfig
 from tasks.detect.detectors.registry import DETECTOR_CONFIG, configs_for, create
@@ -24,6 +23,7 @@ from tasks.sample.stage import SampledFrames, sample_video
 from tasks.track.stage import track_table
 from tests.fixtures.onnx_models import build_colour_detector
 from tests.tasks.sample.test_stage import probe
+from ves.detector_mode import DetectorMode
 from ves.errors import DetectorUnavailable
 from ves.settings import Settings
 

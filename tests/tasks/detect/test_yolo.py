@@ -27,7 +27,6 @@ from tasks.detect.detectors.yolo import (
     decode,
     letterbox,
     motion_region,
-    nms,
 )
 from tasks.detect.detectors.yolo_model import load_model, parse_names
 from tasks.detections import Detections
@@ -189,7 +188,7 @@ def test_a_large_motion_region_is_the_whole_frame(boxes: list[Box], fraction: fl
     assert motion_region(moved, WIDTH, HEIGHT, fraction) == Region.whole(WIDTH, HEIGHT)
 
 
-# --- decoding and NMS --------------------------------------------------------------------------
+# --- decoding (NMS: tests/tasks/test_geometry.py) ----------------------------------------------
 
 
 def candidates(*rows: tuple[float, float, float, float, float, float]) -> npt.NDArray[np.float32]:
@@ -212,28 +211,6 @@ def test_decode_turns_centres_into_corners_and_keeps_the_best_class() -> None:
 def test_decode_of_nothing_above_the_threshold_is_empty() -> None:
     boxes, scores, class_ids = decode(candidates((5, 5, 2, 2, 0.1, 0.1)), confidence=0.5)
     assert boxes.shape == (0, 4) and len(scores) == len(class_ids) == 0
-
-
-@pytest.mark.parametrize(
-    ("class_ids", "kept"),
-    [
-        ([0, 0, 0], [1, 2]),  # same class: the overlapping weaker box goes, the far one stays
-        ([0, 1, 0], [1, 0, 2]),  # overlapping boxes of different classes both stay
-    ],
-)
-def test_nms_is_class_aware(class_ids: list[int], kept: list[int]) -> None:
-    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60]], dtype=np.float32)
-    scores = np.array([0.8, 0.9, 0.5], dtype=np.float32)
-    assert nms(boxes, scores, np.array(class_ids), iou=0.45).tolist() == kept
-
-
-def test_nms_keeps_overlaps_up_to_the_iou_threshold() -> None:
-    boxes = np.array([[0, 0, 10, 10], [5, 0, 15, 10]], dtype=np.float32)  # IoU = 1/3
-    scores = np.array([0.9, 0.8], dtype=np.float32)
-    ids = np.zeros(2, dtype=np.int64)
-    assert nms(boxes, scores, ids, iou=0.45).tolist() == [0, 1]
-    assert nms(boxes, scores, ids, iou=0.3).tolist() == [0]
-    assert nms(np.zeros((0, 4), np.float32), scores[:0], ids[:0], iou=0.45).tolist() == []
 
 
 # --- loading -----------------------------------------------------------------------------------

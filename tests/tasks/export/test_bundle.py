@@ -112,11 +112,12 @@ def test_a_span_whose_hash_is_not_its_own_is_refused(tmp_path: Path) -> None:
         bundle.abort()
 
 
-def test_the_readme_script_verifies_a_bundle_and_names_a_changed_file(
+def test_the_guides_script_verifies_a_bundle_and_names_a_changed_file(
     signed_bundle: BuiltBundle, tmp_path: Path
 ) -> None:
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    after = readme.split("Or in a few lines of Python", 1)[1]
+    """The Python check of docs/how-to/exports.md ("By hand"), run as printed."""
+    guide = Path(__file__).resolve().parents[3] / "docs" / "how-to" / "exports.md"
+    after = guide.read_text().split("Or in a few lines of Python", 1)[1]
     script = tmp_path / "check.py"
     script.write_text(after.split("```python\n", 1)[1].split("```", 1)[0])
     key = tmp_path / "service.pem"

@@ -9,7 +9,7 @@ import pytest
 from tasks.export.redact import Redactor, Region, TextBox, text_boxes_of
 from testkit.redaction_truth import score_redaction
 
-# Floors a little under benchmarks/redaction.py's figures (README, "Redaction").
+# Floors a little under benchmarks/redaction.py's figures (docs/how-to/exports.md, "Redaction").
 CASES = [  # face side on the canvas, canvas, thumbnail width, recall floor
     pytest.param(25, 1280, None, 0.9, id="25px-in-a-1280px-frame"),  # measured 0.97
     pytest.param(50, 1280, 320, 0.85, id="12px-in-a-320px-thumbnail"),  # measured 0.92

@@ -215,8 +215,8 @@ def test_an_mp4_cut_in_half_is_source_invalid(tmp_path: Path, settings: Settings
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "KNOWN LIMITATION (documented in the README): an MPEG-TS cut to 40% is accepted as a "
-        "complete "
+        "KNOWN LIMITATION (documented in docs/concepts/detectors.md): an MPEG-TS cut to 40% "
+        "is accepted as a complete "
         "1.5 s video. MPEG-TS has no duration header, so probe_video's duration is FFmpeg's "
         "estimate from the truncated file's own last timestamp, and _check_complete never "
         "sees a shortfall (e.g. an uploaded .ts whose copy was cut short)"

@@ -8,6 +8,9 @@ win), ``face`` finds faces (CenterFace), ``ocr`` reads the text in the video. Ex
 written in any order and are kept in ``EXTRAS`` order. Settings, execute, the detect stage,
 ``cost.json`` and Ask all speak in these strings; everywhere else asks this value
 (``reads_text``, ``needs_model``, ``classes``...) instead of splitting the string again.
+
+It lives in the shared kernel, not beside the detectors, because the run context, execute's
+options and Ask read it too: none of them needs to reach up into a stage's folder for it.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tasks.detect.detectors.mode import MODES, DetectorMode
+from ves.detector_mode import MODES, DetectorMode
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,4 @@
-"""The processing part of the service's settings: bounds, sampling, chunks and detectors.
-
-``ves.settings.Settings`` inherits these fields (read from the environment with the same ``VES_``
-prefix); they are split out only to keep each file readable. Each is in the README's
-configuration table.
-"""
+"""How a run analyses a video: its bounds, sampling, decoding, chunks, detectors and models."""
 
 from __future__ import annotations
 
@@ -11,18 +6,13 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
-MiB = 1024 * 1024
-GiB = 1024 * MiB
+from ves.settings.base import SettingsGroup
 
 
-class ProcessingSettings(BaseSettings):
-    """The knobs of processing a run (``Settings`` adds the service's own)."""
-
-    model_config = SettingsConfigDict(
-        env_prefix="VES_", extra="ignore", frozen=True, populate_by_name=True
-    )
+class ProcessingSettings(SettingsGroup):
+    """The knobs a worker applies to a run: what is analysed, at what size and rate, in how many
+    chunks, by which detectors and models."""
 
     # Processing bounds and defaults.
     sample_fps: float = Field(5.0, gt=0, le=30, description="Frames analysed per second of video.")
@@ -31,12 +21,6 @@ class ProcessingSettings(BaseSettings):
     )
     max_width: int = Field(3840, gt=0, description="Widest video accepted (pixels).")
     max_height: int = Field(2160, gt=0, description="Tallest video accepted (pixels).")
-    max_source_bytes: int = Field(
-        2 * GiB, gt=0, description="Largest source a run downloads (URL and HLS sources)."
-    )
-    read_timeout_s: float = Field(
-        30.0, gt=0, description="Longest wait for data from a source while downloading."
-    )
     analysis_width: int = Field(
         240,
         ge=64,
@@ -51,8 +35,8 @@ class ProcessingSettings(BaseSettings):
         True,
         description=(
             "Decode without the codec's deblocking filter: the frames are only analysed and shown"
-            " as thumbnails, never re-encoded (README, Performance: the time saved and the truth"
-            " scores either way)."
+            " as thumbnails, never re-encoded (docs/measured/performance.md: the time saved and"
+            " the truth scores either way)."
         ),
     )
     scene_cut_threshold: float = Field(
