@@ -24,7 +24,7 @@ from storage.artifacts.analyst_views import (
     run_query,
     view_names,
 )
-from storage.artifacts.schemas import ARTIFACTS, doc_of
+from storage.artifacts.schemas import ARTIFACTS, SCHEMA_VERSION, doc_of
 from testkit.s3 import S3Server
 from tests.fixtures.analyst_runs import PUBLISHED_EVENT_COUNTS, build_tree
 from ves.errors import InvalidRequest
