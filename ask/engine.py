@@ -16,7 +16,7 @@ from ask.compose import COMPOSERS, cites_of
 from ask.guardrail import passing
 from ask.intent import Intent, parse_question
 from ask.select import measures_colour
-from ask.shapes import colour, no_people, order, summary
+from ask.shapes import answers_negation, colour, no_people, order, summary, without
 from ask.types import Answer, Claim
 from ask.world import RunWorld
 from ves.detector_mode import DetectorMode
@@ -87,6 +87,15 @@ def _refusal_for(world: RunWorld, question: str, intent: Intent) -> Answer | Non
         )
     if intent.kind == "unknown":
         return refuse(question, "not_understood", f"I could not tell what you ask. {HINT}")
+    if intent.negation is not None and not answers_negation(intent):
+        return refuse(
+            question,
+            "not_understood",
+            f'I cannot answer a question denied with "{intent.negation}" in this shape, and '
+            f"dropping the word would answer the opposite, so I make no claim. {HINT}",
+            intent.kind,
+            intent,
+        )
     if (intent.qualifiers.colour or intent.kind == "colour") and not measures_colour(world):
         return refuse(
             question,
@@ -167,6 +176,8 @@ def answer_question(world: RunWorld, question: str, phraser: Phraser | None = No
     intent = anchored
     if _asks_people_none_named(world, read):
         claims, caveat = no_people(world), ""
+    elif intent.negation is not None:
+        claims = without(world, intent)
     else:
         claims = {**COMPOSERS, **SHAPED}[intent.kind](world, intent)
     kept, problems = passing(claims, world.spans)

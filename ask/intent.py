@@ -24,11 +24,14 @@ from ask.vocabulary import (
     ACTIONS,
     KNOWN_WORDS,
     NAMED_THINGS,
+    NEGATION,
     PEOPLE,
     PHYSICAL,
     PRESENCE,
     SCENE,
     SHAPES,
+    SUMMARY_STYLE,
+    SUMMARY_WORDS,
     TEXT_WORDS,
     TIME,
     UNSUPPORTED_ATTRIBUTES,
@@ -64,6 +67,7 @@ class Intent:
     qualifiers: Qualifiers = field(default_factory=Qualifiers)
     presence: bool = False  # "visible", "seen", "in view": being there, not coming into view
     unknown_word: str | None = None  # a word nothing accounted for (refused)
+    negation: str | None = None  # the word denying the predicate ("never"), if any
 
     def interpreted(self) -> dict[str, object]:
         """What was answered, for the client: intent, subject, qualifiers and window."""
@@ -76,6 +80,7 @@ class Intent:
             "action": self.action,
             "text": self.quoted,
             "relative_window": q.anchor,
+            "negation": self.negation,
         }
         window = None
         if self.window is not None:
@@ -132,6 +137,8 @@ def _quoted(question: str) -> str | None:
     quoted = _QUOTE.search(question)
     if quoted:
         return (quoted.group(1) or quoted.group(2)).strip()
+    if not any(c.islower() for c in question):
+        return None  # a question shouted in capitals names no text by its capitals
     capitals = [m.group(1) for m in _CAPITALS.finditer(question) if len(m.group(1)) >= 2]
     return capitals[0].strip() if capitals else None
 
@@ -214,6 +221,8 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
         VIDEO_WORDS.search(q)
         or re.search(PHYSICAL, q)
         or re.search(TEXT_WORDS, q)
+        or SUMMARY_WORDS.search(q)
+        or (kind == "between" and find_window(q) is not None)
         or subject not in {"object", "text"}
     )
     if not on_topic and qualifiers == Qualifiers():
@@ -222,34 +231,42 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
     left = _left_over(q, zones, known)
     if left:
         return Intent("not_understood", subject=subject, unknown_word=left[0])
+    action = _action(q, zone)
+    negation = NEGATION.search(q)
     return Intent(
-        _kind(kind, qualifiers, q),
+        _kind(kind, qualifiers, q, action, subject),
         subject=subject,
-        action=_action(q, zone),
+        action=action,
         zone=zone,
         window=find_window(q),
         quoted=quoted,
         people=bool(re.search(PEOPLE, q)),
         qualifiers=qualifiers,
         presence=bool(re.search(PRESENCE, q)) and not re.search(_COMING, q),
+        negation=negation.group(0) if negation else None,
     )
 
 
 _COMING = r"\b(?:appear\w*|show\w* up|arriv\w*|c[oa]me in\w*|enter\w*|new)\b"
 
 
-def _kind(kind: str, qualifiers: Qualifiers, q: str) -> str:
-    """The shape, refined by the qualifiers: "what colour", an ordering, a summary."""
+def _kind(kind: str, qualifiers: Qualifiers, q: str, action: str | None, subject: str) -> str:
+    """The shape, refined by the qualifiers: "what colour", an ordering, a summary; a terse
+    question with no shape word that names being seen ("red object seen?") asks whether."""
     if qualifiers.asks_colour:
         return "colour"
     if qualifiers.order and kind not in {"count", "duration"}:
         return "order"
     if kind == "between" and find_window(q) is None and qualifiers.anchor is None:
         return "summary"
-    if kind == "unknown" and re.search(r"\b(?:summar\w*|tl;?dr|overview|recap)\b", q):
+    if kind == "unknown" and SUMMARY_WORDS.search(q):
         return "summary"
     if kind == "unknown" and qualifiers.direction:
         return "list"
+    if kind == "unknown" and action in {"appear", "dwell"}:
+        return "list" if re.match(r"(?:what|which)\b", q) else "exists"
+    if kind == "unknown" and action is None and subject == "text":
+        return "text"  # terse: "signs?"
     return kind
 
 
@@ -264,7 +281,7 @@ def _corrected(q: str, zones: list[str], known: frozenset[str]) -> str:
 
 def _left_over(q: str, zones: list[str], known: frozenset[str]) -> list[str]:
     """The words of ``q`` that no pattern of the reader and no filler accounts for."""
-    patterns: list[str | re.Pattern[str]] = [p for _, p in (*SHAPES, *ACTIONS)]
+    patterns: list[str | re.Pattern[str]] = [SUMMARY_STYLE, *(p for _, p in (*SHAPES, *ACTIONS))]
     patterns += [TIME, WINDOW_WORDS, SCENE, TEXT_WORDS, PHYSICAL, VIDEO_WORDS, PRESENCE]
     patterns += [rf"\b{re.escape(z.lower())}\b" for z in zones]
     patterns += [rf"\b{re.escape(k)}s?\b" for k in known]

@@ -377,10 +377,15 @@ def correct_typos(q: str, known: frozenset[str], only: frozenset[str] | None = N
 
 
 def one_edit(a: str, b: str) -> bool:
-    """Whether ``b`` is ``a`` with one letter inserted, deleted or replaced."""
+    """Whether ``b`` is ``a`` with one letter inserted, deleted or replaced, or two neighbours
+    swapped ("appaered", "secne")."""
     if abs(len(a) - len(b)) > 1:
         return False
     if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+        differ = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        if len(differ) == 2 and differ[1] == differ[0] + 1:
+            i, j = differ
+            return a[i] == b[j] and a[j] == b[i]
+        return len(differ) == 1
     short, long_ = sorted((a, b), key=len)
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))

@@ -108,6 +108,34 @@ def summary(world: RunWorld, intent: Intent) -> list[Claim]:
     return claims
 
 
+_NEVER = {
+    "dwell": "never stayed still",
+    "enter_zone": "never entered zone {zone}",
+    "exit_zone": "never left zone {zone}",
+}
+
+
+def without(world: RunWorld, intent: Intent) -> list[Claim]:
+    """The objects the question is about that never did its action ("how many objects never
+    stopped"): a count citing each of them, and each named."""
+    did = {e.object_id for e in events_for(world, intent, (intent.action or "",))}
+    things = [t for t in things_for(world, intent) if t.object_id not in did]
+    if not things:
+        return []
+    n = len(things)
+    noun = "object" if n == 1 else "objects"
+    verb = _NEVER[intent.action or ""].format(zone=intent.zone or "a zone")
+    cites = tuple(world.cite(t.evidence_id) for t in things)
+    head = Claim(f"{n} {noun} {verb}.", cites, counts=(n,), counted=n)
+    return [head, *(thing_claim(world, t) for t in things[:MAX_LISTED])]
+
+
+def answers_negation(intent: Intent) -> bool:
+    """Whether a denied predicate is one ``without`` answers: counting or listing the objects
+    that never did an action the run records as events."""
+    return intent.kind in {"count", "list"} and intent.action in _NEVER
+
+
 def no_people(world: RunWorld) -> list[Claim]:
     """On a run whose person detector named none of its moving objects."""
     things = world.physical

@@ -50,9 +50,14 @@ SHAPES: tuple[tuple[str, str], ...] = (
     ),
     (
         "between",
-        r"\bwhat (?:happened|happens|went on|is going on|was going on)\b|\bdescribe\b|\bsummar",
+        r"\bwhat (?:happened|happens|went on|is going on|was going on)\b|\bdescribe\b"
+        r"|\bwhat(?:'s| is| was) (?:going on|happening)\b|\bsummar\w*",
     ),
-    ("when", r"\bwhen\b|\bwhat time\b|\bat what (?:point|moment|second)\b|\btimestamp\b"),
+    (
+        "when",
+        r"\bwhen\b|\bwhat time\b|\bat what (?:point|moment|second)\b|\btimestamp\b"
+        r"|\btime\W*$",  # terse: "scene change time?"
+    ),
     (
         "exists",
         r"^(?:is|are|was|were|did|does|do|has|have|can you see|could you see)\b|\bany\b|\bever\b"
@@ -282,6 +287,17 @@ VIDEO_WORDS = re.compile(
 NUMBER = r"(\d+(?:\.\d+)?)"
 CLOCK = r"(\d{1,2}):(\d{2}(?:\.\d+)?)"
 TIME = rf"(?:{CLOCK}|{NUMBER}\s*(?:s|sec|secs|second|seconds|min|mins|minute|minutes)?\b)"
+
+# Words that deny the predicate ("how many objects never stopped"); a leading negative auxiliary
+# ("didn't the blue one wait?") only asks for confirmation, and is not one of them.
+NEGATION = re.compile(
+    r"(?<!^)\b(?:not|never|no|none|nothing|nobody|neither|nor"
+    r"|(?:did|does|do|was|were|is|are|has|have|had)n't)\b"
+)
+# Words that ask for a summary of the whole video.
+SUMMARY_WORDS = re.compile(r"\b(?:summar\w*|tl;?dr|overview|recap)\b")
+# How long a summary should be ("a quick recap") changes what is said, not what is true.
+SUMMARY_STYLE = re.compile(r"\b(?:quick|short|brief)\s+(?:summar\w*|overview|recap)\b")
 
 # Being there, as opposed to coming into view.
 PRESENCE = r"\b(?:seen|visible|present|in view|on screen|in sight|in the (?:video|frame|picture))\b"

@@ -659,15 +659,375 @@ LOBBY: list[Entry] = [
 ]
 
 
+def in_view_at(t: float) -> Callable[[GroundTruth], int]:
+    """Objects in view at instant ``t``."""
+    return lambda truth: sum(o.first_seen_s <= t <= o.last_seen_s for o in truth.objects)
+
+
+# --- The development extension ---------------------------------------------------------------
+#
+# Written AFTER the engine change (once the development half above was all right, so it no longer
+# taught anything): new phrasings of the shapes issue 29 names, always in the development half
+# whatever their hash. Their figures are never reported as held-out figures; the held-out half
+# above is unchanged.
+
+BOTH_EXTRA: list[Entry] = [
+    (
+        (
+            "how many different things were there",
+            "total number of moving objects",
+            "How many objects are in this video?",
+            "tell me how many objects there were please",
+            "How many unique objects appeared in the clip?",
+            "how mny objects appeared",
+            "How many objcts were there?",
+            "how many times did an object appear",
+            "number of things that showed up",
+        ),
+        Count(n_objects),
+    ),
+    (
+        (
+            "how many different signs did you read",
+            "number of texts in the video",
+            "How many signs are shown?",
+            "how many texts are visible",
+        ),
+        Count(n_texts),
+    ),
+    (
+        (
+            "how many times did the scene cut",
+            "How many camera switches are there?",
+            "count the scene changes",
+            "how many times did the view change",
+        ),
+        Count(n_cuts),
+    ),
+    (
+        (
+            "when does the camera switch",
+            "at what time does the view change",
+            "When did the picture change?",
+            "what time is the scene cut",
+            "when does the shot switch?",
+            "when did the camera angle change",
+            "scene change time",
+        ),
+        At(only_cut),
+    ),
+    (
+        (
+            "when did the first thing appear",
+            "What time did the first object show up?",
+            "when did the earliest thing show up",
+            "first object appeared when",
+        ),
+        At(first_appearance),
+    ),
+    (
+        (
+            "when did the last object leave",
+            "When did the final thing disappear?",
+            "what time did the last object vanish",
+        ),
+        At(last_disappearance),
+    ),
+    (
+        (
+            "what signs are there",
+            "What does the text say?",
+            "read the text for me",
+            "which signs were visible",
+            "what words are shown",
+        ),
+        Quotes(),
+    ),
+    (
+        (
+            "when did the red object show up",
+            "red thing, when did it appear",
+            "what time did the red object come into view",
+        ),
+        Only(coloured("red")),
+    ),
+    (
+        ("at what time did the green object arrive", "when did the green one come in"),
+        Only(coloured("green")),
+    ),
+    (("when did the blue object come into view",), Only(coloured("blue"))),
+    (
+        ("when did the blue object leave the frame", "blue one - when did it disappear"),
+        Only(coloured("blue"), "last"),
+    ),
+    (
+        ("what time did the green one disappear", "when did the green thing go away"),
+        Only(coloured("green"), "last"),
+    ),
+    (("when did the red one go out of view",), Only(coloured("red"), "last")),
+    (
+        (
+            "did you spot a red object?",
+            "Was there a red thing in the video?",
+            "didn't a red object appear?",
+            "red object seen?",
+        ),
+        Only(coloured("red"), "any", yes=True),
+    ),
+    (
+        ("any blue objects?", "Was there something blue?"),
+        Only(coloured("blue"), "any", yes=True),
+    ),
+    (
+        ("did a green thing appear", "is there a green object"),
+        Only(coloured("green"), "any", yes=True),
+    ),
+    (
+        (
+            "did a yellow object show up",
+            "was there anything purple",
+            "any black objects?",
+            "did you see an orange thing",
+            "wasn't there a yellow object",
+        ),
+        No(),
+    ),
+    (
+        (
+            "was anybody there",
+            "did any people appear",
+            "were there people in the clip",
+            "any persons in the video?",
+        ),
+        No(),
+    ),
+    (
+        (
+            "did the green object break anything",
+            "what is the blue object's name",
+            "who owns the green object",
+            "what is the weather like",
+            "what will the red object do next",
+            "is the blue object friendly?",
+            "Did the green one pay for anything?",
+            "what's the price of the red object",
+            "tell me a joke",
+            "was the red object stolen",
+            "is the green one a robot",
+        ),
+        Refuse(),
+    ),
+    (
+        (
+            "What was visible for the longest time?",
+            "which thing was seen the longest",
+            "longest on screen?",
+            "which object was in view the longest",
+        ),
+        Only(most(in_view_s), "span"),
+    ),
+    (
+        (
+            "which object was seen for the shortest time",
+            "what was visible the shortest time",
+            "briefest object?",
+        ),
+        Only(most(in_view_s, least=True), "span"),
+    ),
+    (
+        ("what was the biggest object", "largest thing in the video?", "which thing is biggest"),
+        Only(most(area), "any"),
+    ),
+    (
+        ("which one was the fastest", "quickest object?", "what moved fastest"),
+        Only(most(speed_of), "any"),
+    ),
+    (
+        (
+            "what moved from right to left",
+            "which thing went left",
+            "which object was heading left?",
+            "something moving to the left?",
+        ),
+        Only(leftward, "any"),
+    ),
+    (
+        ("how many objects went to the right", "number of things moving right"),
+        Count(n_rightward),
+    ),
+    (
+        (
+            "summarize the clip",
+            "give me an overview of the video",
+            "what went on in the video",
+            "quick recap please",
+            "describe the video",
+            "Summary?",
+        ),
+        Summary(),
+    ),
+    (
+        ("which thing appeared first", "what was the first object to show up"),
+        Only(earliest),
+    ),
+    (("what appeared last", "which object showed up last?"), Only(latest)),
+    (("which object disappeared first", "what left first"), Only(first_to_leave, "last")),
+    (
+        (
+            "how many times did something wait",
+            "how many waits were there",
+            "how many different objects waited",
+        ),
+        Count(n_dwells),
+    ),
+    (("how many objects never stopped", "how many things did not wait"), Count(n_not_dwelling)),
+    (
+        ("which colour was the object that stopped", "what colour was the thing that waited"),
+        Says(lambda t: colour_of(waiter(t))),
+    ),
+    (("what color was the largest object",), Says(lambda t: colour_of(most(area)(t)))),
+    (("where did something stop", "in which zone did the object wait"), Zones(dwell_zones)),
+    (
+        (
+            "how long was the wait",
+            "how long did something stay still",
+            "for how long did the object stop",
+        ),
+        Lasting(dwell_length, "still"),
+    ),
+    (("was PIZZA written anywhere", "does any sign say PIZZA"), No()),
+    (("did anything show up after 1:45", "was anything seen after 2:00"), No()),
+    # Chatty, terse, no punctuation, typos.
+    (
+        (
+            "hi there! could you tell me how many objects moved through the video?",
+            "objects how many",
+            "how many objects appaered",
+            "HOW MANY OBJECTS WERE THERE",
+        ),
+        Count(n_objects),
+    ),
+    (
+        ("hey can you tell me when the first object showed up", "first appearence time"),
+        At(first_appearance),
+    ),
+    (
+        (
+            "could you please let me know when the scene changes",
+            "when does the secne change",
+            "cut time",
+        ),
+        At(only_cut),
+    ),
+    (
+        ("what does the writing say", "what text is in the clip", "signs?"),
+        Quotes(),
+    ),
+    (("give me a quick summary of the footage", "summarise the recording please"), Summary()),
+    (
+        ("which object stayed on screen the longest", "longest visible thing"),
+        Only(most(in_view_s), "span"),
+    ),
+    (
+        ("which objects did not stop", "what never stopped"),
+        Count(n_not_dwelling),
+    ),
+    (("did anyone appear in the video?", "any humans?", "was a man there"), No()),
+    (
+        (
+            "did the red object run a red light",
+            "is the blue one married",
+            "did the green object win",
+            "how tall is the red one",
+        ),
+        Refuse(),
+    ),
+]
+
+HALL_EXTRA: list[Entry] = [
+    (
+        (
+            "how many objects showed up after 0:28",
+            "after 00:28, how many new objects appeared?",
+            "how many things arrived after 28 s",
+        ),
+        Count(appeared(after=28.0)),
+    ),
+    (
+        ("how many things were in view after 28 seconds", "how many objects were seen after 0:28"),
+        Count(in_view_after(28.0)),
+    ),
+    (("how many things appeared before 0:20",), Count(appeared(before=20.0))),
+    (("how many things showed up between 0:03 and 0:30",), Count(appeared(3.0, 30.0))),
+    (("how many things appeared in the first 10 seconds",), Count(appeared(before=10.0))),
+    (("how many objects showed up in the last 20 seconds",), Count(appeared(after=40.0))),
+    (
+        ("how many things appeared after the cut", "how many new objects after the scene change"),
+        Count(appeared(after=42.0)),
+    ),
+    (("how many things showed up before the scene change",), Count(appeared(before=42.0))),
+    (
+        ("how many objects were visible at 00:32?", "how many things were in view at 0:50"),
+        Count(in_view_at(32.0)),
+    ),
+    (("what happened at 42 seconds", "what's going on around 0:42"), Window(41.0, 43.0)),
+    (
+        ("what happened from 0:30 to 0:40", "what went on between 30 s and 40 s"),
+        Window(30.0, 40.0),
+    ),
+    (
+        ("how long did the blue one stop", "for how long did the blue thing wait"),
+        Lasting(dwell_length, "still"),
+    ),
+    (
+        ("did the blue thing stop", "did the blue one stand still"),
+        During(only_dwell, "still"),
+    ),
+    (("did the red thing wait", "did the green object stop anywhere"), No()),
+    (
+        ("when was the GATE 7 sign shown", "when does GATE 7 appear"),
+        During(text_span("GATE 7"), '"GATE'),
+    ),
+    (("how long was GATE 7 visible",), Lasting(text_length("GATE 7"), '"GATE')),
+    (("was EXIT 12 shown", "does a sign say EXIT 12"), During(text_span("EXIT 12"), '"EXIT')),
+    (("was there a scene change before 0:10", "did the camera switch in the first 10 s"), No()),
+    (("which thing was fastest",), Only(most(speed_of), "any")),
+    (
+        ("what's the smallest thing", "which object is the tiniest"),
+        Only(most(area, least=True), "any"),
+    ),
+]
+
+LOBBY_EXTRA: list[Entry] = [
+    (
+        ("how many things showed up after 0:12", "after 12 seconds how many new things appeared"),
+        Count(appeared(after=12.0)),
+    ),
+    (("how many objects were seen after 0:10",), Count(in_view_after(10.0))),
+    (("how many things appeared before 5 s",), Count(appeared(before=5.0))),
+    (("how many things appeared after the scene change",), Count(appeared(after=12.0))),
+    (("what happened at 12 seconds", "what's going on around 0:12"), Window(11.0, 13.0)),
+    (
+        ("how long did the green one stop", "for how long did the green thing wait"),
+        Lasting(dwell_length, "still"),
+    ),
+    (("did the green thing stop", "did the green one stand still"), During(only_dwell, "still")),
+    (("did the red thing wait", "did the blue object stop anywhere"), No()),
+    (("when was the EXIT 3 sign shown",), During(text_span("EXIT 3"), '"EXIT 3"')),
+    (("was there a scene change before 0:05",), No()),
+]
+
+
 @dataclass(frozen=True)
 class Case:
     scene: str  # "hall" or "lobby"
     question: str
     check: Check
+    extra: bool = False  # the development extension: always in the development half
 
     @property
     def half(self) -> str:
-        return half_of(self.question)
+        return "dev" if self.extra else half_of(self.question)
 
 
 def half_of(question: str) -> str:
@@ -675,11 +1035,18 @@ def half_of(question: str) -> str:
     return "dev" if int(hashlib.sha256(question.encode()).hexdigest()[0], 16) % 2 == 0 else "held"
 
 
-def _cases(scene: str, entries: Sequence[Entry]) -> list[Case]:
-    return [Case(scene, q, check) for phrasings, check in entries for q in phrasings]
+def _cases(scene: str, entries: Sequence[Entry], extra: bool = False) -> list[Case]:
+    return [Case(scene, q, check, extra) for phrasings, check in entries for q in phrasings]
 
 
 BANK: list[Case] = (
     _cases("hall", BOTH) + _cases("lobby", BOTH) + _cases("hall", HALL) + _cases("lobby", LOBBY)
+)
+# The development extension (see ``BOTH_EXTRA``): asked with the bank, always in the dev half.
+DEV_EXTRA: list[Case] = (
+    _cases("hall", BOTH_EXTRA, extra=True)
+    + _cases("lobby", BOTH_EXTRA, extra=True)
+    + _cases("hall", HALL_EXTRA, extra=True)
+    + _cases("lobby", LOBBY_EXTRA, extra=True)
 )
 SCENES: dict[str, Callable[[], SceneSpec]] = {"hall": hall_scene, "lobby": lobby_scene}

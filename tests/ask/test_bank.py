@@ -17,7 +17,7 @@ import pytest
 
 from ask.engine import answer_question
 from ask.types import Answer
-from tests.ask.bank import BANK, Case, half_of, hall_scene, judge
+from tests.ask.bank import BANK, DEV_EXTRA, Case, half_of, hall_scene, judge
 from tests.ask.conftest import Processed, process_scene
 from tests.ask.test_eval import citation_problems
 
@@ -83,7 +83,7 @@ def figures_of(judged: list[Judged]) -> Figures:
 
 def ask_bank(runs: dict[str, Processed], half: str | None = None) -> list[Judged]:
     judged = []
-    for case in BANK:
+    for case in [*BANK, *DEV_EXTRA]:
         if half is not None and case.half != half:
             continue
         run = runs[case.scene]
@@ -109,6 +109,13 @@ def test_the_bank_is_big_and_split_by_a_fixed_rule() -> None:
     assert len({(c.scene, c.question) for c in BANK}) == len(BANK)
     assert min(halves.values()) >= 0.4 * len(questions)
     assert sum(not c.check.answerable for c in BANK) >= 60
+
+
+def test_the_development_extension_is_new_and_never_held_out() -> None:
+    bank = {(c.scene, c.question) for c in BANK}
+    assert all(c.half == "dev" for c in DEV_EXTRA)
+    assert not bank & {(c.scene, c.question) for c in DEV_EXTRA}
+    assert len({(c.scene, c.question) for c in DEV_EXTRA}) == len(DEV_EXTRA)
 
 
 @pytest.mark.parametrize("half", ["held", "dev"])
@@ -171,3 +178,19 @@ def test_the_camera_view_change_is_the_cut(hall_world: Processed) -> None:
 def test_the_longest_visible_object_is_named(hall_world: Processed) -> None:
     answer = answer_question(hall_world.world, "Which object was visible the longest?")
     assert answer.grounded and answer.answer.startswith("The one in view the longest: a blue")
+
+
+# --- What the development extension taught (see ``bank.BOTH_EXTRA``) ------------------------
+
+
+def test_a_denied_action_counts_the_objects_that_never_did_it(hall_world: Processed) -> None:
+    answer = answer_question(hall_world.world, "How many objects never stopped?")
+    assert answer.grounded and answer.claims[0].counts == (2,)
+    assert answer.interpreted is not None
+    assert answer.interpreted["qualifiers"]["negation"] == "never"
+
+
+def test_a_denial_the_reader_cannot_answer_is_refused_naming_it(hall_world: Processed) -> None:
+    answer = answer_question(hall_world.world, "Did the blue object not wait?")
+    assert not answer.grounded and answer.refusal_reason == "not_understood"
+    assert '"not"' in answer.answer
