@@ -168,7 +168,13 @@ def count(world: RunWorld, intent: Intent) -> list[Claim]:
     if not things:
         return []
     cites = tuple(world.cite(t.evidence_id) for t in things)
-    verb = "were read" if intent.subject == TEXT else "appeared"
+    n = len(things)
+    if intent.subject == TEXT:
+        verb = "were read"
+    elif intent.presence and intent.window is not None:
+        verb = "was in view" if n == 1 else "were in view"  # being there, not coming in
+    else:
+        verb = "appeared"
     where = f" in zone {intent.zone}" if intent.zone else ""
     n = len(things)
     head = Claim(f"{n} {_noun(intent, n)} {verb}{where}.", cites, counts=(n,), counted=n)

@@ -103,26 +103,49 @@ def parse_time(match: re.Match[str], offset: int = 1) -> float:
     return float(number) * (60.0 if unit.startswith("min") else 1.0)
 
 
-def find_window(q: str) -> tuple[float, float] | None:
-    """The time window a question names, if any."""
-    between = re.search(rf"\b(?:between|from)\s+{TIME}\s*(?:and|to|-|until|till)\s+{TIME}", q)
+_BETWEEN = re.compile(rf"\b(?:between|from)\s+{TIME}\s*(?:and|to|-|until|till)\s+{TIME}")
+_FIRST_N = re.compile(rf"\b(?:first|opening)\s+{TIME}")
+_AFTER = re.compile(rf"\bafter\s+{TIME}")
+_BEFORE = re.compile(rf"\bbefore\s+{TIME}")
+_AT = re.compile(rf"\b(?:at|around|near)\s+{TIME}")
+_UNIT = re.compile(r"\d\s*(?:s|sec|second)")
+_NUMBER_LEFT = re.compile(r"\d[\d:.]*(?:\s*(?:s|sec|secs|seconds?|min|mins|minutes?)\b)?")
+
+
+def window_matches(q: str) -> tuple[tuple[float, float] | None, list[re.Match[str]]]:
+    """The time window a question names, if any, and the matches that name it."""
+    between = _BETWEEN.search(q)
     if between:
         a, b = parse_time(between, 1), parse_time(between, 4)
-        return (min(a, b), max(a, b))
-    first_n = re.search(rf"\b(?:first|opening)\s+{TIME}", q)
+        return (min(a, b), max(a, b)), [between]
+    first_n = _FIRST_N.search(q)
     if first_n:
-        return (0.0, parse_time(first_n, 1))
-    after = re.search(rf"\bafter\s+{TIME}", q)
-    before = re.search(rf"\bbefore\s+{TIME}", q)
+        return (0.0, parse_time(first_n, 1)), [first_n]
+    after, before = _AFTER.search(q), _BEFORE.search(q)
     if after or before:
         start = parse_time(after, 1) if after else 0.0
         end = parse_time(before, 1) if before else float("inf")
-        return (start, end)
-    at = re.search(rf"\b(?:at|around|near)\s+{TIME}", q)
-    if at and (at.group(1) or re.search(r"\d\s*(?:s|sec|second)", at.group(0))):
+        return (start, end), [m for m in (after, before) if m]
+    at = _AT.search(q)
+    if at and (at.group(1) or _UNIT.search(at.group(0))):
         t = parse_time(at, 1)
-        return (max(0.0, t - 1.0), t + 1.0)
-    return None
+        return (max(0.0, t - 1.0), t + 1.0), [at]
+    return None, []
+
+
+def find_window(q: str) -> tuple[float, float] | None:
+    """The time window a question names, if any."""
+    return window_matches(q)[0]
+
+
+def unplaced_time(q: str) -> str | None:
+    """A time or number ``q`` writes that no window takes ("5 seconds after the cut", "since
+    0:30"): dropping it would answer another question."""
+    _, matches = window_matches(q)
+    for m in sorted(matches, key=lambda m: m.start(), reverse=True):
+        q = q[: m.start()] + " " + q[m.end() :]
+    left = _NUMBER_LEFT.search(q)
+    return left.group(0).strip() if left else None
 
 
 _OPENING, _CLOSING = '"\u201c\u2018', '"\u201d\u2019'  # straight and curly quotes
@@ -185,9 +208,11 @@ def _action(q: str, zone: str | None) -> str | None:
 def _zone(q: str, zones: list[str]) -> str | None:
     for zone in sorted(zones, key=len, reverse=True):
         named = re.search(rf"\b{re.escape(zone.lower())}\b", q)
-        # "left" is also a verb: the zone only when it reads as a place.
-        place = zone.lower() != "left" or re.search(
-            r"\bleft (?:zone|area|side|third|part)\b|\bzone left\b|\bthe left\b", q
+        # "left" is also a verb and "right" an adverb ("right after the cut"): either is the
+        # zone only when it reads as a place.
+        side = zone.lower()
+        place = side not in {"left", "right"} or re.search(
+            rf"\b{side} (?:zone|area|side|third|part)\b|\bzone {side}\b|\bthe {side}\b", q
         )
         if named and place:
             return zone
@@ -229,8 +254,10 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
         return Intent("off_topic")
     zone = _zone(q, zones)
     left = _left_over(q, zones, known)
-    if left:
-        return Intent("not_understood", subject=subject, unknown_word=left[0])
+    number = unplaced_time(q)
+    if left or number:
+        word = left[0] if left else number
+        return Intent("not_understood", subject=subject, unknown_word=word)
     action = _action(q, zone)
     negation = NEGATION.search(q)
     return Intent(
@@ -263,7 +290,7 @@ def _kind(kind: str, qualifiers: Qualifiers, q: str, action: str | None, subject
         return "summary"
     if kind == "unknown" and qualifiers.direction:
         return "list"
-    if kind == "unknown" and action in {"appear", "dwell"}:
+    if kind == "unknown" and (action in {"appear", "dwell"} or re.search(PRESENCE, q)):
         return "list" if re.match(r"(?:what|which)\b", q) else "exists"
     if kind == "unknown" and action is None and subject == "text":
         return "text"  # terse: "signs?"
@@ -279,10 +306,24 @@ def _corrected(q: str, zones: list[str], known: frozenset[str]) -> str:
     return correct_typos(q, frozenset(words), only=unknown)
 
 
+# Words that narrow to a time: accounted for only inside a window the reader computed.
+_WINDOWING = re.compile(
+    r"\b(?:after|before|between|until|till|during|since|later|earlier|beginning|start|end"
+    r"|around|near)\b"
+)
+
+
 def _left_over(q: str, zones: list[str], known: frozenset[str]) -> list[str]:
-    """The words of ``q`` that no pattern of the reader and no filler accounts for."""
+    """The words of ``q`` that no pattern of the reader and no filler accounts for; a word
+    that narrows to a time ("after the blue one left", "at the end") but names no window the
+    reader computes is one of them."""
+    for m in sorted(window_matches(q)[1], key=lambda m: m.start(), reverse=True):
+        q = q[: m.start()] + " " + q[m.end() :]
+    windowing = _WINDOWING.findall(q)
+    q = _WINDOWING.sub(" ", q)
     patterns: list[str | re.Pattern[str]] = [SUMMARY_STYLE, *(p for _, p in (*SHAPES, *ACTIONS))]
     patterns += [TIME, WINDOW_WORDS, SCENE, TEXT_WORDS, PHYSICAL, VIDEO_WORDS, PRESENCE]
+    patterns.append(_ZONE_WORDS)
     patterns += [rf"\b{re.escape(z.lower())}\b" for z in zones]
     patterns += [rf"\b{re.escape(k)}s?\b" for k in known]
-    return [w for w in left_over(consume(q, patterns)) if w not in FILLERS]
+    return windowing + [w for w in left_over(consume(q, patterns)) if w not in FILLERS]

@@ -146,7 +146,6 @@ FILLERS = frozenset(
         "thanks",
         "thank",
         "kindly",
-        "quickly",
         "can't",
         "couldn't",
         "don't",

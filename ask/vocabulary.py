@@ -315,13 +315,7 @@ WINDOW_WORDS = words(
     "opening",
     "and",
     "to",
-    "since",
-    "later",
-    "earlier",
-    "beginning",
-    "start",
-    "end",
-)
+)  # "since", "later", "at the end" name no window the reader computes: they are left over
 # Words the reader knows, for typo correction (``ask.qualifiers.correct_typos``).
 KNOWN_WORDS = frozenset(
     [

@@ -967,9 +967,10 @@ HALL_EXTRA: list[Entry] = [
     ),
     (("how many things showed up before the scene change",), Count(appeared(before=42.0))),
     (
-        ("how many objects were visible at 00:32?", "how many things were in view at 0:50"),
+        ("how many objects were visible at 00:32?", "how many things were in view at 0:32"),
         Count(in_view_at(32.0)),
     ),
+    (("what was in view at 0:20",), Count(in_view_at(20.0))),
     (("what happened at 42 seconds", "what's going on around 0:42"), Window(41.0, 43.0)),
     (
         ("what happened from 0:30 to 0:40", "what went on between 30 s and 40 s"),

@@ -173,3 +173,21 @@ def test_terse_shouted_and_misspelt_questions(question: str, kind: str, subject:
 
 def test_a_quick_object_is_not_a_quick_summary() -> None:
     assert read("did a quick object appear").kind == "not_understood"
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("did something appear 5 seconds after the cut", "5 seconds"),  # an offset, not a window
+        ("how many objects appeared since 0:30", "since"),
+        ("how many objects appeared after the blue one left", "after"),
+        ("which zone did the green object end in", "end"),
+        ("what happened at the start", "start"),
+        ("did the blue object move quickly", "quickly"),
+    ],
+)
+def test_a_qualifier_the_reader_cannot_compute_is_named_not_dropped(
+    question: str, word: str
+) -> None:
+    intent = read(question)
+    assert (intent.kind, intent.unknown_word) == ("not_understood", word)
