@@ -260,8 +260,13 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
         return Intent("not_understood", subject=subject, unknown_word=word)
     action = _action(q, zone)
     negation = NEGATION.search(q)
+    kind = _kind(kind, qualifiers, q, action, subject)
+    universal = _UNIVERSAL.search(q)
+    if kind == "exists" and universal:
+        # "did every object stop?": one object that did is no "yes".
+        return Intent("not_understood", subject=subject, unknown_word=universal.group(0))
     return Intent(
-        _kind(kind, qualifiers, q, action, subject),
+        kind,
         subject=subject,
         action=action,
         zone=zone,
@@ -274,6 +279,7 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
     )
 
 
+_UNIVERSAL = re.compile(r"\b(?:every|all|each|both|only)\b")
 _COMING = r"\b(?:appear\w*|show\w* up|arriv\w*|c[oa]me in\w*|enter\w*|new)\b"
 
 

@@ -184,6 +184,8 @@ def test_a_quick_object_is_not_a_quick_summary() -> None:
         ("which zone did the green object end in", "end"),
         ("what happened at the start", "start"),
         ("did the blue object move quickly", "quickly"),
+        ("did every object stop?", "every"),  # one that did is no "yes"
+        ("did only the blue one wait", "only"),
     ],
 )
 def test_a_qualifier_the_reader_cannot_compute_is_named_not_dropped(
