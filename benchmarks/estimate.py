@@ -40,12 +40,12 @@ def process(scenes: list, mode: str, data_dir: Path) -> list[CostSample]:
     from flows.process_video import ProcessVideoParams, process_video
     from storage.catalog.database import Catalog
     from storage.catalog.runs.costs import RunCostStore
-    from testkit.perception import _queue, scene_video
+    from testkit.perception import queue_scene_run, scene_video
 
     catalog = Catalog.open(data_dir / "catalog.sqlite3")
     for n, scene in enumerate(scenes):
         path, _ = scene_video(scene, CACHE)
-        _, run_id = _queue(catalog, path, mode)
+        _, run_id = queue_scene_run(catalog, path, mode)
         started = time.perf_counter()
         process_video(ProcessVideoParams(run_id=run_id))
         spec = scene.spec

@@ -20,37 +20,32 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import shutil
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prefect import get_run_logger
 
+from flows.later_stages import Analysis, Billing, Stopwatch, run_later_stages
+from flows.outcome import fail_run
 from flows.webhook_dispatch import hand_over
-from storage.artifacts.layout import discard_run, publish, published_bytes, write_rows
+from storage.artifacts.layout import publish, published_bytes, write_rows
 from storage.catalog.database import Catalog
 from storage.catalog.retention import RetentionStore
 from storage.catalog.runs.live import LiveRunStore
 from tasks.chunk.join import join_chunks
 from tasks.chunk.stage import ChunkResult
 from tasks.chunk.window import analyse_window, linked
-from tasks.context import RunContext
-from tasks.cost.stage import CostInputs, cost_task
+from tasks.context import RunContext, beat_every_s, beating
 from tasks.decode.live import LiveFollower, WindowBytes, is_live
-from tasks.decode.stage import SourceInfo, _hls_limits
+from tasks.decode.stage import SourceInfo, hls_limits
 from tasks.detect.detectors.ocr import OcrConfig
 from tasks.detect.stage import record_detections
-from tasks.evidence.stage import evidence_task
 from tasks.options import live_window
 from tasks.retention import own_key
 from tasks.sample.frames import FRAMES_DIR
-from tasks.timeline.stage import timeline_task
-from tasks.track.stage import track_task
-from tasks.world_state.stage import world_state_task
 from ves.clock import now_rfc3339
 from ves.errors import SourceInvalid, VesError
 
@@ -63,7 +58,7 @@ def live_stream(ctx: RunContext) -> bool:
     if ctx.source.kind != "hls" or not ctx.source.url:
         return False
     try:
-        return is_live(ctx.source.url, _hls_limits(ctx.settings, ctx.max_duration_s))
+        return is_live(ctx.source.url, hls_limits(ctx.settings, ctx.max_duration_s))
     except VesError:
         return False
 
@@ -100,7 +95,7 @@ def follow_live(ctx: RunContext) -> str:
     assert ctx.source.url is not None
     follower = LiveFollower(
         ctx.source.url,
-        _hls_limits(ctx.settings, ctx.max_duration_s),
+        hls_limits(ctx.settings, ctx.max_duration_s),
         sleep=lambda seconds: _wait(live, session, seconds),
         stopped=lambda: live.stop_requested(session.run_id),
         lead_s=ctx.settings.chunk_lead_s,
@@ -108,7 +103,7 @@ def follow_live(ctx: RunContext) -> str:
     window_s = live_window(ctx.options.window_s, ctx.plan)
     final = ""
     try:
-        with _beating(ctx, session):
+        with _heartbeat(ctx, session):
             while True:
                 run = dataclasses.replace(ctx, run_id=session.run_id)
                 final, next_run = _window(run, live, session, follower, window_s)
@@ -117,6 +112,13 @@ def follow_live(ctx: RunContext) -> str:
                 session.run_id = next_run
     finally:
         shutil.rmtree(session.folder, ignore_errors=True)
+
+
+def _heartbeat(ctx: RunContext, session: _Session) -> AbstractContextManager[None]:
+    """The session's one heartbeat (``tasks.context.beating``), for whichever window run is
+    current."""
+    name = f"heartbeat-live-{ctx.run_id}"
+    return beating(lambda: ctx.runs.beat(session.run_id), beat_every_s(ctx.settings), name)
 
 
 def _window(
@@ -145,11 +147,7 @@ def _window(
         _say(ctx, session, "publishing", 0.9)
         final = _publish(ctx, session, window, follower.session_s)
     except BaseException as exc:
-        from flows.process_video import _failure_of, _flow_run_id
-
-        ctx.runs.fail(ctx.run_id, _failure_of(exc, _flow_run_id()), ctx.plan.bill_failed_runs)
-        discard_run(ctx.layout, ctx.store)
-        hand_over(ctx.runs.catalog)  # its run.failed webhooks
+        fail_run(ctx, exc)
         raise
     return final, _close(ctx, live, follower, window, final)
 
@@ -227,8 +225,24 @@ def _room(
 
 
 def _publish(ctx: RunContext, session: _Session, window: WindowBytes, total_s: float) -> str:
-    """Join every window so far, run the later stages over the whole, publish atomically."""
-    started = time.perf_counter()
+    """Join every window so far, run the later stages over the whole, publish atomically.
+
+    This run's compute is its own window's sampling and detection, and the publish over all
+    windows so far, booked as ``join`` (the join and the later stages: what grows with the
+    session).
+    """
+    own = session.results[-1].seconds if window.segments else {}
+    clock = Stopwatch(book_as="join")
+    clock.stages.update({stage: own.get(stage, 0.0) for stage in ("sample", "detect")})
+    analysis = clock.run("join", lambda: _join(ctx, session, window, total_s))
+    run_later_stages(ctx, analysis, clock, Billing.of_window(window.duration_s))
+    shutil.rmtree(ctx.layout.scratch_dir / "windows", ignore_errors=True)
+    ctx.report("publish")
+    return publish(ctx.layout, ctx.store)
+
+
+def _join(ctx: RunContext, session: _Session, window: WindowBytes, total_s: float) -> Analysis:
+    """Every window so far as one video: its samples and boxes written, this window billed."""
     scratch = ctx.layout.scratch_dir
     copies = [linked(r, scratch / "windows" / f"{r.chunk.index:04d}") for r in session.results]
     source = session.source(total_s)
@@ -236,41 +250,7 @@ def _publish(ctx: RunContext, session: _Session, window: WindowBytes, total_s: f
     write_rows(ctx.layout.out_dir, "frames", list(joined.sampled.rows))
     ctx.runs.processed(ctx.run_id, window.duration_s)  # billed: this window's seconds only
     sampled = dataclasses.replace(joined.sampled, rows=())
-    detected = record_detections(ctx, joined.found, joined.report)
-    track_task(ctx, detected.physical)
-    spans = world_state_task(ctx, sampled.analysis_frames())
-    timeline_task(ctx)
-    evidence_task(ctx, spans, source, sampled, detected.notes())
-    # This run's compute: its own window's sampling and detection, and the publish over all
-    # windows so far (join and the later stages: what grows with the session).
-    own = session.results[-1].seconds if window.segments else {}
-    stages = {stage: own.get(stage, 0.0) for stage in ("sample", "detect")}
-    stages["join"] = time.perf_counter() - started
-    cost_task(ctx, _cost_inputs(ctx, detected, sampled, window, stages))
-    shutil.rmtree(scratch / "windows", ignore_errors=True)
-    ctx.report("publish")
-    return publish(ctx.layout, ctx.store)
-
-
-def _cost_inputs(
-    ctx: RunContext, detected: Any, sampled: Any, window: WindowBytes, stages: dict[str, float]
-) -> CostInputs:
-    return CostInputs(
-        video_id=ctx.video_id,
-        run_id=ctx.run_id,
-        detector_mode=str(detected.mode),
-        fallback_reason=detected.fallback_reason,
-        detectors=detected.detectors,
-        duration_s=sampled.duration_s,
-        processed_s=window.duration_s,
-        stages=stages,
-        frames_decoded=sampled.decoded,
-        frames_sampled=sampled.count,
-        frames_analysed=sampled.count,
-        retention_days=ctx.plan.retention_days,
-        price_per_video_minute=ctx.settings.price_per_video_minute,
-        truncated=False,
-    )
+    return Analysis(source, sampled, record_detections(ctx, joined.found, joined.report))
 
 
 def _say(ctx: RunContext, session: _Session, doing: str, progress: float) -> None:
@@ -285,22 +265,3 @@ def _wait(live: LiveRunStore, session: _Session, seconds: float) -> None:
         time.sleep(min(_STOP_POLL_S, left))
         if live.stop_requested(session.run_id):
             return
-
-
-@contextmanager
-def _beating(ctx: RunContext, session: _Session) -> Iterator[None]:
-    """Beat for the session's current window run, whichever it is, while the block runs."""
-    stop = threading.Event()
-    every = min(10.0, ctx.settings.heartbeat_timeout_s / 4)
-
-    def beat() -> None:
-        while not stop.wait(every):
-            ctx.runs.beat(session.run_id)
-
-    thread = threading.Thread(target=beat, name=f"heartbeat-live-{ctx.run_id}", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join(timeout=5)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from synthetic.patterns import OBJECT_PATTERNS
-from synthetic.scene import MovingObject, SceneSpec, _cut_frames, _object_box, _position_at
+from synthetic.scene import MovingObject, SceneSpec, cut_frames, object_box, position_at
 
 Point = tuple[float, float]
 Keys = tuple[tuple[float, float, float], ...]
@@ -143,7 +143,7 @@ def _passing_frames(spec: SceneSpec, other: MovingObject) -> list[int]:
     """Frames in the middle 80 % of the video where ``other`` is in view and moving."""
     frames = []
     for i in range(spec.frame_count // 10, spec.frame_count * 9 // 10):
-        now, then = _position_at(other, i / spec.fps), _position_at(other, (i + 1) / spec.fps)
+        now, then = position_at(other, i / spec.fps), position_at(other, (i + 1) / spec.fps)
         inside = now is not None and 0 < now[0] < spec.width and 0 < now[1] < spec.height
         if inside and then is not None and now != then:
             frames.append(i)
@@ -158,7 +158,7 @@ def _crossing(
     if not frames:
         return None
     tc = frames[int(rng.integers(0, len(frames)))] / spec.fps
-    meet = _position_at(other, tc)
+    meet = position_at(other, tc)
     if meet is None:  # cannot happen: a passing frame lies inside other's lifetime
         return None
     start, end = _outside(rng, spec, size), _outside(rng, spec, size)
@@ -184,15 +184,15 @@ def within_one_scene(spec: SceneSpec, obj: MovingObject) -> MovingObject:
     gone from the new picture) or starts at one. Signs, unlike objects, may stay across cuts
     (captions burnt into the video do).
     """
-    bounds = [0, *_cut_frames(spec), spec.frame_count]
+    bounds = [0, *cut_frames(spec), spec.frame_count]
     seen = [
-        sum(_object_box(spec, obj, i) is not None for i in range(a, b))
+        sum(object_box(spec, obj, i) is not None for i in range(a, b))
         for a, b in itertools.pairwise(bounds)
     ]
     best = int(np.argmax(seen))
     start, end = bounds[best] / spec.fps, (bounds[best + 1] - 1) / spec.fps
     keys = [k for k in obj.keyframes if start < k[0] < end]
-    first, last = _position_at(obj, start), _position_at(obj, end)
+    first, last = position_at(obj, start), position_at(obj, end)
     if first is not None:
         keys.insert(0, (start, *first))
     if last is not None:
@@ -204,7 +204,7 @@ def within_one_scene(spec: SceneSpec, obj: MovingObject) -> MovingObject:
 
 def visible_frames(spec: SceneSpec, obj: MovingObject) -> int:
     """Number of frames in which any part of the object is in view."""
-    return sum(_object_box(spec, obj, i) is not None for i in range(spec.frame_count))
+    return sum(object_box(spec, obj, i) is not None for i in range(spec.frame_count))
 
 
 def _object(

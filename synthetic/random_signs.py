@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from synthetic.scene import PixelBox, SceneSpec, TextSign, _cut_frames, _object_box
+from synthetic.scene import PixelBox, SceneSpec, TextSign, cut_frames, object_box
 from synthetic.signs import SIGN_STYLES, sign_patch
 
 BoxArray = npt.NDArray[np.int64]
@@ -104,7 +104,7 @@ def _fitted(rng: np.random.Generator, spec: SceneSpec, text: str) -> _Look | Non
 def _interval(rng: np.random.Generator, spec: SceneSpec) -> tuple[int, int]:
     """First and last frame shown, at least 2 s apart, aligned to the start, end or cuts."""
     n, need = spec.frame_count, math.ceil(MIN_SHOWN_S * spec.fps - 1e-9)
-    cuts = _cut_frames(spec)
+    cuts = cut_frames(spec)
     draw = rng.random()
     if draw < _FROM_START_P:
         first = 0
@@ -137,7 +137,7 @@ def object_boxes(spec: SceneSpec) -> BoxArray:
     boxes = np.zeros((len(spec.objects), spec.frame_count, 4), np.int64)
     for k, obj in enumerate(spec.objects):
         for i in range(spec.frame_count):
-            box = _object_box(spec, obj, i)
+            box = object_box(spec, obj, i)
             if box is not None:
                 boxes[k, i] = box
     return boxes

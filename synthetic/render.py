@@ -15,11 +15,11 @@ from synthetic.scene import (
     MovingObject,
     SceneSpec,
     TextSign,
-    _clip_box,
-    _cut_frames,
-    _object_place,
-    _sign_place,
-    _sign_shown,
+    clip_box,
+    cut_frames,
+    object_place,
+    sign_place,
+    sign_shown,
 )
 from synthetic.signs import sign_patch
 
@@ -115,7 +115,7 @@ def _add_noise(frame: Frame, spec: SceneSpec, index: int) -> Frame:
 
 def _paste_sign(frame: Frame, spec: SceneSpec, sign: TextSign) -> None:
     """Copy (or alpha-blend) a sign's patch into the frame, clipped at the edges."""
-    x0, y0, box = _sign_place(spec, sign)
+    x0, y0, box = sign_place(spec, sign)
     if box is None:
         return
     x1, y1, x2, y2 = box
@@ -132,11 +132,11 @@ def _paste_sign(frame: Frame, spec: SceneSpec, sign: TextSign) -> None:
 
 def _paint_object(frame: Frame, spec: SceneSpec, obj: MovingObject, index: int) -> None:
     """Fill an object's box with its colour or its cached pattern, clipped at the edges."""
-    place = _object_place(spec, obj, index)
+    place = object_place(spec, obj, index)
     if place is None:
         return
     x0, y0 = place
-    box = _clip_box(x0, y0, x0 + obj.size[0], y0 + obj.size[1], spec)
+    box = clip_box(x0, y0, x0 + obj.size[0], y0 + obj.size[1], spec)
     if box is None:
         return
     x1, y1, x2, y2 = box
@@ -155,11 +155,11 @@ def render_frame(spec: SceneSpec, index: int) -> Frame:
     """
     if index < 0:
         raise ValueError("frame index must be >= 0")
-    segment = bisect.bisect_right(_cut_frames(spec), index)
+    segment = bisect.bisect_right(cut_frames(spec), index)
     look = segment + spec.background
     frame = _background(spec.width, spec.height, look, spec.seed).copy()
     for sign in spec.signs:
-        if _sign_shown(spec, sign, index):
+        if sign_shown(spec, sign, index):
             _paste_sign(frame, spec, sign)
     for obj in spec.objects:
         _paint_object(frame, spec, obj, index)

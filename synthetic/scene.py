@@ -109,7 +109,7 @@ class SceneSpec:
         if self.fps <= 0 or self.duration_s <= 0 or self.noise < 0:
             raise ValueError("fps and duration_s must be positive, noise >= 0")
         cuts = list(self.scene_cuts)
-        if cuts != sorted(cuts) or any(not 0 < f < self.frame_count for f in _cut_frames(self)):
+        if cuts != sorted(cuts) or any(not 0 < f < self.frame_count for f in cut_frames(self)):
             raise ValueError("scene_cuts must be sorted and fall between two frames")
         check_lighting(self.lighting)
         if self.background < 0:
@@ -205,12 +205,12 @@ class GroundTruth:
         return bisect.bisect_right(self.cut_frames, frame_index)
 
 
-def _cut_frames(spec: SceneSpec) -> tuple[int, ...]:
+def cut_frames(spec: SceneSpec) -> tuple[int, ...]:
     """First frame index of each new segment (first frame at or after a cut)."""
     return tuple(math.ceil(c * spec.fps - _EPS) for c in spec.scene_cuts)
 
 
-def _position_at(obj: MovingObject, t: float) -> tuple[float, float] | None:
+def position_at(obj: MovingObject, t: float) -> tuple[float, float] | None:
     """Interpolate an object's centre at ``t``; None outside its lifetime."""
     times = [k[0] for k in obj.keyframes]
     if t < times[0] - _EPS or t > times[-1] + _EPS:
@@ -223,41 +223,41 @@ def _position_at(obj: MovingObject, t: float) -> tuple[float, float] | None:
     return x0 + a * (x1 - x0), y0 + a * (y1 - y0)
 
 
-def _clip_box(x1: int, y1: int, x2: int, y2: int, spec: SceneSpec) -> PixelBox | None:
+def clip_box(x1: int, y1: int, x2: int, y2: int, spec: SceneSpec) -> PixelBox | None:
     """Clip a pixel box to the frame; None when nothing remains."""
     box = (max(x1, 0), max(y1, 0), min(x2, spec.width), min(y2, spec.height))
     return box if box[2] > box[0] and box[3] > box[1] else None
 
 
-def _object_place(spec: SceneSpec, obj: MovingObject, index: int) -> tuple[int, int] | None:
+def object_place(spec: SceneSpec, obj: MovingObject, index: int) -> tuple[int, int] | None:
     """Unclipped top-left pixel of an object in a frame, or None outside its lifetime."""
-    pos = _position_at(obj, index / spec.fps)
+    pos = position_at(obj, index / spec.fps)
     if pos is None:
         return None
     w, h = obj.size
     return math.floor(pos[0] - w / 2 + 0.5), math.floor(pos[1] - h / 2 + 0.5)
 
 
-def _object_box(spec: SceneSpec, obj: MovingObject, index: int) -> PixelBox | None:
+def object_box(spec: SceneSpec, obj: MovingObject, index: int) -> PixelBox | None:
     """Pixel box an object covers in a frame, or None when not visible."""
-    place = _object_place(spec, obj, index)
+    place = object_place(spec, obj, index)
     if place is None:
         return None
     x1, y1 = place
-    return _clip_box(x1, y1, x1 + obj.size[0], y1 + obj.size[1], spec)
+    return clip_box(x1, y1, x1 + obj.size[0], y1 + obj.size[1], spec)
 
 
-def _sign_shown(spec: SceneSpec, sign: TextSign, index: int) -> bool:
+def sign_shown(spec: SceneSpec, sign: TextSign, index: int) -> bool:
     """Tell whether a sign is on screen in a frame."""
     t = index / spec.fps
     return sign.start_s - _EPS <= t <= sign.end_s + _EPS
 
 
-def _sign_place(spec: SceneSpec, sign: TextSign) -> tuple[int, int, PixelBox | None]:
+def sign_place(spec: SceneSpec, sign: TextSign) -> tuple[int, int, PixelBox | None]:
     """Plate origin (may be off-frame) and plate box clipped to the frame."""
     w, h = sign_patch(sign.text, sign.font_px, sign.style, sign.letter_spacing).size
     x0, y0 = sign.center[0] - w // 2, sign.center[1] - h // 2
-    return x0, y0, _clip_box(x0, y0, x0 + w, y0 + h, spec)
+    return x0, y0, clip_box(x0, y0, x0 + w, y0 + h, spec)
 
 
 def _as_box(box: PixelBox) -> Box:
@@ -282,7 +282,7 @@ def _object_truth(spec: SceneSpec, obj: MovingObject) -> ObjectTruth:
     """Truth for one object; it must be visible in at least one frame."""
     boxes: dict[int, Box] = {}
     for index in range(spec.frame_count):
-        box = _object_box(spec, obj, index)
+        box = object_box(spec, obj, index)
         if box is not None:
             boxes[index] = _as_box(box)
     if not boxes:
@@ -296,8 +296,8 @@ def _object_truth(spec: SceneSpec, obj: MovingObject) -> ObjectTruth:
 
 def _text_truth(spec: SceneSpec, sign: TextSign) -> TextTruth:
     """Truth for one sign; it must be on screen in at least one frame."""
-    frames = [i for i in range(spec.frame_count) if _sign_shown(spec, sign, i)]
-    box = _sign_place(spec, sign)[2]
+    frames = [i for i in range(spec.frame_count) if sign_shown(spec, sign, i)]
+    box = sign_place(spec, sign)[2]
     if not frames or box is None:
         raise ValueError(f"sign {sign.text!r} is never visible")
     start, end = frames[0] / spec.fps, frames[-1] / spec.fps
@@ -306,15 +306,15 @@ def _text_truth(spec: SceneSpec, sign: TextSign) -> TextTruth:
 
 def ground_truth(spec: SceneSpec) -> GroundTruth:
     """Derive a scene's truth analytically (times are frame-quantised)."""
-    cut_frames = _cut_frames(spec)
+    cuts = cut_frames(spec)
     return GroundTruth(
         spec=spec,
         frame_count=spec.frame_count,
         duration_s=spec.frame_count / spec.fps,
         objects=tuple(_object_truth(spec, o) for o in spec.objects),
         texts=tuple(_text_truth(spec, s) for s in spec.signs),
-        scene_cuts=tuple(f / spec.fps for f in cut_frames),
-        cut_frames=cut_frames,
+        scene_cuts=tuple(f / spec.fps for f in cuts),
+        cut_frames=cuts,
         lighting=spec.lighting,
         lighting_changes=lighting_changes(spec.lighting),
     )

@@ -145,10 +145,18 @@ def load_context(settings: Settings, run_id: str) -> RunContext:
     return RunContext(settings, run.run_id, run.tenant_id, run.video_id, source, options, plan)
 
 
+def beat_every_s(settings: Settings) -> float:
+    """How often a run beats: every 10 s, and well within the reaper's timeout whatever it is
+    set to (a 10 s beat against an 8 s timeout let a busy stage be reaped while it ran)."""
+    return min(10.0, settings.heartbeat_timeout_s / 4)
+
+
 @contextmanager
-def heartbeat(ctx: RunContext, every_s: float = 10.0) -> Iterator[None]:
-    """Beat for the run in a thread while the block runs, so the reaper knows it is alive."""
-    with beating(lambda: ctx.runs.beat(ctx.run_id), every_s, f"heartbeat-{ctx.run_id}"):
+def heartbeat(ctx: RunContext, every_s: float | None = None) -> Iterator[None]:
+    """Beat for the run in a thread while the block runs, so the reaper knows it is alive
+    (every ``every_s``; by default ``beat_every_s``)."""
+    every = beat_every_s(ctx.settings) if every_s is None else every_s
+    with beating(lambda: ctx.runs.beat(ctx.run_id), every, f"heartbeat-{ctx.run_id}"):
         yield
 
 

@@ -52,7 +52,10 @@ def scene_video(scene: RandomScene, media_dir: Path) -> tuple[Path, GroundTruth]
     return path, ground_truth(scene.spec)
 
 
-def _queue(catalog: Catalog, path: Path, mode: str) -> tuple[str, str]:
+def queue_scene_run(catalog: Catalog, path: Path, mode: str) -> tuple[str, str]:
+    """Register the scene video at ``path`` as an upload of the perception tenant and queue a
+    run of it with detector ``mode``; returns (video id, run id) (the benchmarks queue theirs
+    the same way)."""
     tenants = TenantStore(catalog)
     tenant = tenants.find_tenant("perception") or tenants.create_tenant("perception")
     videos = VideoStore(catalog)
@@ -80,7 +83,7 @@ def run_scene(
     """Process one scene with the flow in detector ``mode`` and score it."""
     path, truth = scene_video(scene, data_dir / "media")
     catalog = Catalog.open(data_dir / "catalog.sqlite3")
-    video_id, run_id = _queue(catalog, path, mode)
+    video_id, run_id = queue_scene_run(catalog, path, mode)
     run_dir = data_dir / process_video(ProcessVideoParams(run_id=run_id))  # a local store key
     sampled = [round(r["t_s"] * truth.fps) for r in read_rows(run_dir, "frames")]
     score = score_scene(

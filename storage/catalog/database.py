@@ -26,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, RowMapping, text
 
 from storage.catalog import migrations
 from storage.catalog.engines import WRITE_OPTION, database_url, dispose_engine, engine_for
@@ -119,3 +120,8 @@ class Catalog:
     def dispose(self) -> None:
         """Close this process's pooled connections to the database (they reopen on next use)."""
         dispose_engine(self.engine.url)
+
+
+def first_row(conn: Connection, sql: str, **params: Any) -> RowMapping | None:
+    """The first row of a query with named ``:params``, as a mapping (None if there is none)."""
+    return conn.execute(text(sql), params).mappings().first()

@@ -12,10 +12,10 @@ import hmac
 import secrets
 from dataclasses import replace
 
-from sqlalchemy import Connection, RowMapping, text
+from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from storage.catalog.database import Catalog
+from storage.catalog.database import Catalog, first_row
 from storage.catalog.records import ApiKey, Tenant
 from ves.clock import now_rfc3339
 from ves.errors import Conflict, NotFound
@@ -68,13 +68,13 @@ class TenantStore:
     def find_tenant(self, name: str) -> Tenant | None:
         """The tenant named ``name``, if any."""
         with self.catalog.read() as conn:
-            row = _one(conn, "SELECT * FROM tenants WHERE name = :name", name=name)
+            row = first_row(conn, "SELECT * FROM tenants WHERE name = :name", name=name)
         return Tenant.from_row(row) if row else None
 
     def get_tenant(self, tenant_id: str) -> Tenant:
         """The tenant with this id; ``NotFound`` otherwise."""
         with self.catalog.read() as conn:
-            row = _one(conn, "SELECT * FROM tenants WHERE tenant_id = :id", id=tenant_id)
+            row = first_row(conn, "SELECT * FROM tenants WHERE tenant_id = :id", id=tenant_id)
         if row is None:
             raise NotFound(f"no tenant {tenant_id}")
         return Tenant.from_row(row)
@@ -115,7 +115,7 @@ class TenantStore:
                 ),
                 {"now": now_rfc3339(), "key_id": key_id},
             )
-            row = _one(conn, "SELECT * FROM api_keys WHERE key_id = :key_id", key_id=key_id)
+            row = first_row(conn, "SELECT * FROM api_keys WHERE key_id = :key_id", key_id=key_id)
         if row is None:
             raise NotFound(f"no API key {key_id}")
         return ApiKey.from_row(row)
@@ -140,7 +140,7 @@ class TenantStore:
         if key_id is None:
             return None
         with self.catalog.read() as conn:
-            row = _one(
+            row = first_row(
                 conn,
                 "SELECT k.key_hash, k.revoked_at, t.* FROM api_keys k "
                 "JOIN tenants t ON t.tenant_id = k.tenant_id WHERE k.key_id = :key_id",
@@ -151,8 +151,3 @@ class TenantStore:
         if not hmac.compare_digest(row["key_hash"], hash_key(plaintext)):
             return None
         return replace(Tenant.from_row(row), key_id=key_id)
-
-
-def _one(conn: Connection, sql: str, **params: str) -> RowMapping | None:
-    """The first row of a query with named ``:params``, as a mapping (None if there is none)."""
-    return conn.execute(text(sql), params).mappings().first()

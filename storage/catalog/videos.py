@@ -154,3 +154,12 @@ def _latest_runs(conn: Connection, video_ids: list[str]) -> dict[str, Run]:
     ).bindparams(bindparam("video_ids", expanding=True))
     rows = conn.execute(query, {"video_ids": video_ids}).mappings()
     return {row["video_id"]: Run.from_row(row) for row in rows}
+
+
+def set_video_state(conn: Connection, video_id: str, state: str, now: str) -> None:
+    """Set a video's state inside the caller's transaction (a run's state and its video's
+    change together)."""
+    conn.execute(
+        text("UPDATE videos SET state = :state, updated_at = :now WHERE video_id = :video_id"),
+        {"state": state, "now": now, "video_id": video_id},
+    )

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import urljoin
 
+from tasks.decode.reload import ReloadClock
 from ves.errors import LimitExceeded, SourceInvalid
 from ves.netguard import Downloaded, open_source
 
@@ -220,41 +221,19 @@ def _read_text(url: str, limits: HlsLimits) -> tuple[str, str]:
     return body.decode("utf-8", errors="replace"), final_url
 
 
-def _media_url(url: str, limits: HlsLimits) -> str:
-    """Follow a master playlist to the media playlist of the chosen variant."""
+def media_url(url: str, limits: HlsLimits) -> str:
+    """Follow a master playlist to the URL of the chosen variant's media playlist (``url``
+    itself when it is a media playlist); read through the SSRF guard."""
     text, final_url = _read_text(url, limits)
     variants = parse_master(text, final_url)
     return choose_variant(variants, limits).uri if variants else final_url
 
 
-def _media_playlist(url: str, limits: HlsLimits) -> MediaPlaylist:
+def media_playlist(url: str, limits: HlsLimits) -> MediaPlaylist:
+    """Read and parse the media playlist at ``url`` (through the SSRF guard); a live stream's
+    is read again at every reload."""
     text, final_url = _read_text(url, limits)
     return parse_media(text, final_url)
-
-
-@dataclass
-class _LiveClock:
-    """When to stop following a live playlist: it stopped growing for three target durations,
-    or the total wait passed the duration bound plus six target durations.
-
-    Time is counted by the waits between reloads (the injected ``sleep``), which is what a stall
-    consists of, so the bound is exact and testable without a real clock.
-    """
-
-    limits: HlsLimits
-    waited_s: float = 0.0
-    since_growth_s: float = 0.0
-
-    def grew(self) -> None:
-        self.since_growth_s = 0.0
-
-    def waited(self, seconds: float) -> None:
-        self.waited_s += seconds
-        self.since_growth_s += seconds
-
-    def expired(self, target_s: float) -> bool:
-        stalled = self.since_growth_s > 3 * target_s
-        return stalled or self.waited_s > self.limits.max_duration_s + 6 * target_s
 
 
 def fetch_hls(
@@ -270,21 +249,21 @@ def fetch_hls(
     wall-clock bound passes; what arrived is kept. Nothing is left at ``dest`` on failure.
     """
     try:
-        return _fetch_into(url, dest, limits, sleep, _LiveClock(limits))
+        return _fetch_into(url, dest, limits, sleep, ReloadClock())
     except BaseException:
         dest.unlink(missing_ok=True)
         raise
 
 
 def _fetch_into(
-    url: str, dest: Path, limits: HlsLimits, sleep: Callable[[float], None], live: _LiveClock
+    url: str, dest: Path, limits: HlsLimits, sleep: Callable[[float], None], live: ReloadClock
 ) -> Downloaded:
-    media_url = _media_url(url, limits)
+    playlist_url = media_url(url, limits)
     seen: set[int] = set()
     fetched_s = 0.0
     with dest.open("wb") as out:
         sink = _Sink(out, limits.max_bytes)
-        playlist = _media_playlist(media_url, limits)
+        playlist = media_playlist(playlist_url, limits)
         if playlist.init_uri:
             sink.append(playlist.init_uri, limits)
         while True:
@@ -297,11 +276,18 @@ def _fetch_into(
                 live.grew()
             if playlist.ended or fetched_s >= limits.max_duration_s:
                 break
-            if live.expired(playlist.target_duration_s):
+            if _expired(live, playlist.target_duration_s, limits):
                 break  # a live stream that stopped growing: keep what arrived
             sleep(playlist.target_duration_s / 2)
             live.waited(playlist.target_duration_s / 2)
-            playlist = _media_playlist(media_url, limits)
+            playlist = media_playlist(playlist_url, limits)
     if not seen:
         raise SourceInvalid("the HLS playlist lists no segments")
     return Downloaded(dest, sink.digest.hexdigest(), sink.size)
+
+
+def _expired(clock: ReloadClock, target_s: float, limits: HlsLimits) -> bool:
+    """When to stop following a live playlist: it stopped growing for more than three target
+    durations, or the total wait passed the duration bound plus six target durations."""
+    too_long = clock.waited_s > limits.max_duration_s + 6 * target_s
+    return clock.stalled(target_s, strictly=True) or too_long

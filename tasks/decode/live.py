@@ -25,11 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tasks.decode.hls import HlsLimits, MediaPlaylist, Segment, _media_playlist, _media_url
+from tasks.decode.hls import HlsLimits, MediaPlaylist, Segment, media_playlist, media_url
+from tasks.decode.reload import ReloadClock
 from ves.errors import LimitExceeded
 from ves.netguard import open_source
 
-STALL_TARGETS = 3  # a live stream that has not grown for this many target durations has ended
 EDGE_TARGETS = 3  # start this many target durations from the end of the playlist
 
 
@@ -81,9 +81,10 @@ class LiveFollower:
         self.init: bytes | None = None
 
     def playlist(self) -> MediaPlaylist:
+        """The stream's media playlist, read again (the variant is chosen once per session)."""
         if self.media_url is None:
-            self.media_url = _media_url(self.url, self.limits)
-        return _media_playlist(self.media_url, self.limits)
+            self.media_url = media_url(self.url, self.limits)
+        return media_playlist(self.media_url, self.limits)
 
     def window(self, dest: Path, length_s: float, hard_s: float) -> WindowBytes:
         """Fetch the next window (about ``length_s``, never past ``hard_s``) into ``dest``."""
@@ -157,26 +158,26 @@ class _Fill:
         self.closed = False
 
     def run(self, playlist: MediaPlaylist) -> None:
-        since_growth = 0.0
+        clock = ReloadClock()
         if self.follower.stopped():  # asked before the window began: it closes empty
             self.stopped = True
             return
         while True:
-            grew = self._take(playlist.segments)
-            since_growth = 0.0 if grew else since_growth
+            if self._take(playlist.segments):
+                clock.grew()
             if self.closed:
                 return
             if playlist.ended:
                 self.ended = "ended"
                 return
-            if since_growth >= STALL_TARGETS * playlist.target_duration_s - 1e-6:
+            if clock.stalled(playlist.target_duration_s):
                 self.ended = "stalled"
                 return
             if self.follower.stopped():
                 self.stopped = True
                 return
             self.follower.sleep(playlist.target_duration_s)
-            since_growth += playlist.target_duration_s
+            clock.waited(playlist.target_duration_s)
             if self.follower.stopped():
                 self.stopped = True
                 return
@@ -227,7 +228,7 @@ def _fields(segment: Segment) -> tuple[str, float, int, tuple[int, int] | None]:
 
 def is_live(url: str, limits: HlsLimits) -> bool:
     """Whether the HLS stream at ``url`` is live (its media playlist has no ``#EXT-X-ENDLIST``)."""
-    return not _media_playlist(_media_url(url, limits), limits).ended
+    return not media_playlist(media_url(url, limits), limits).ended
 
 
 def _last(segments: list[tuple[bytes, float]], seconds: float) -> list[tuple[bytes, float]]:

@@ -108,7 +108,7 @@ def acquire_source(
         return path, ref.sha256 or sha256_file(path), path.stat().st_size
     assert ref.url is not None
     if ref.kind == "hls":
-        limits = _hls_limits(settings, max_duration_s or settings.max_duration_s)
+        limits = hls_limits(settings, max_duration_s or settings.max_duration_s)
         fetched = fetch_hls(ref.url, scratch / "source.ts", limits)
     else:
         fetched = download(
@@ -141,7 +141,9 @@ def _local_upload(ref: SourceRef, scratch: Path, store: BlobStore) -> Path:
     return local
 
 
-def _hls_limits(settings: Settings, max_duration_s: float) -> HlsLimits:
+def hls_limits(settings: Settings, max_duration_s: float) -> HlsLimits:
+    """The bounds an HLS stream is read within: the service's bytes, picture size, timeout and
+    private-address policy, and the run's ``max_duration_s`` (a live session's too)."""
     return HlsLimits(
         max_duration_s=max_duration_s,
         max_bytes=settings.max_source_bytes,

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from prefect.exceptions import TerminationSignal
 
-from flows.process_video import ProcessVideoParams, _failure_of, process_video
+from flows.outcome import failure_of
+from flows.process_video import ProcessVideoParams, process_video
 from storage.artifacts.blobs import BlobStore, open_blob_store
 from storage.artifacts.reads import ArtifactReader
 from storage.artifacts.spans import canonical_sha256, span_document
@@ -215,6 +216,6 @@ def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
 def test_a_flow_stopped_by_a_signal_says_so_not_internal_error(stop: BaseException) -> None:
     """The worker or the service stopped under a run (found by the kill trials: a killed worker's
     run ended ``internal``, as if the code had broken)."""
-    failure = _failure_of(stop, "fr-1")
+    failure = failure_of(stop, "fr-1")
     assert failure.code == "processing_stopped"
     assert "was stopped" in failure.message and "execute the video again" in failure.message

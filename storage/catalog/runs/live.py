@@ -18,11 +18,12 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from storage.catalog.database import Catalog
+from storage.catalog.database import Catalog, first_row
 from storage.catalog.records import Run
-from storage.catalog.runs.store import RunStore, _count_run, _one, _set_video_state
+from storage.catalog.runs.store import RunStore, count_succeeded_run
 from storage.catalog.tables import runs as runs_table
 from storage.catalog.usage import month_of, used
+from storage.catalog.videos import set_video_state
 from storage.catalog.webhooks.events import emit_run_ended
 from ves.clock import now_rfc3339
 from ves.errors import Conflict, NotFound
@@ -53,7 +54,7 @@ class LiveRunStore:
         """
         now = now_rfc3339()
         with self.catalog.write() as conn:
-            row = _one(conn, "SELECT * FROM runs WHERE run_id = :run_id", run_id=run_id)
+            row = first_row(conn, "SELECT * FROM runs WHERE run_id = :run_id", run_id=run_id)
             updated = conn.execute(
                 text(
                     "UPDATE runs SET state = 'succeeded', finished_at = :now, progress = 1.0,"
@@ -63,14 +64,14 @@ class LiveRunStore:
             ).rowcount
             if not updated or row is None:
                 return None
-            _count_run(conn, run_id, now, processed_s, artifacts_bytes)
+            count_succeeded_run(conn, run_id, now, processed_s, artifacts_bytes)
             emit_run_ended(conn, run_id)  # run.succeeded: the window is published
             return _insert_next(conn, row, now, stage)
 
     def stop_requested(self, run_id: str) -> bool:
         """Whether a stop was asked of the run (or it is no longer running)."""
         with self.catalog.read() as conn:
-            row = _one(
+            row = first_row(
                 conn,
                 "SELECT state, stop_requested_at FROM runs WHERE run_id = :run_id",
                 run_id=run_id,
@@ -142,13 +143,13 @@ def _insert_next(conn: Connection, row: Any, now: str, stage: str) -> str:
             follows_run_id=row["run_id"],
         )
     )
-    _set_video_state(conn, row["video_id"], "running", now)
+    set_video_state(conn, row["video_id"], "running", now)
     return next_id
 
 
 def _current_of_chain(conn: Connection, tenant_id: str, video_id: str, run_id: str) -> Any:
     """The newest run of the chain ``run_id`` is in (following ``follows_run_id`` forward)."""
-    row = _one(
+    row = first_row(
         conn,
         "SELECT * FROM runs WHERE run_id = :run_id AND tenant_id = :tenant_id"
         " AND video_id = :video_id",
@@ -158,9 +159,8 @@ def _current_of_chain(conn: Connection, tenant_id: str, video_id: str, run_id: s
     )
     if row is None:
         raise NotFound(f"no run {run_id} of video {video_id}")
-    while (
-        nxt := _one(conn, "SELECT * FROM runs WHERE follows_run_id = :run_id", run_id=row["run_id"])
-    ) is not None:
+    after = "SELECT * FROM runs WHERE follows_run_id = :run_id"
+    while (nxt := first_row(conn, after, run_id=row["run_id"])) is not None:
         row = nxt
     return row
 
@@ -179,7 +179,7 @@ def _stop_queued(conn: Connection, run_id: str, video_id: str, now: str) -> None
             "run_id": run_id,
         },
     )
-    _set_video_state(conn, video_id, "failed", now)
+    set_video_state(conn, video_id, "failed", now)
     emit_run_ended(conn, run_id)
 
 

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
 
-from sqlalchemy import Connection, RowMapping, select, text, update
+from sqlalchemy import Connection, select, text, update
 
-from storage.catalog.database import Catalog
+from storage.catalog.database import Catalog, first_row
 from storage.catalog.records import Run
 from storage.catalog.runs.admission import check_line, check_plan, tell_limits_reached
 from storage.catalog.tables import runs as runs_table
 from storage.catalog.usage import ALL, add, month_of, running_runs
+from storage.catalog.videos import set_video_state
 from storage.catalog.webhooks.events import emit_limit_reached, emit_run_ended
 from ves.clock import now_rfc3339, to_rfc3339, utc_now
 from ves.errors import Conflict, NotFound, PlanLimitExceeded
@@ -105,12 +106,12 @@ class RunStore:
             check_line(conn, tenant_id, max_queued, limits)
             add(conn, tenant_id, month_of(now), "executions", 1.0)
             _insert_queued(conn, run_id, video_id, tenant_id, params, now)
-            _set_video_state(conn, video_id, "queued", now)
+            set_video_state(conn, video_id, "queued", now)
 
     def get(self, run_id: str) -> Run:
         """The run with this id; ``NotFound`` otherwise."""
         with self.catalog.read() as conn:
-            row = _one(conn, "SELECT * FROM runs WHERE run_id = :run_id", run_id=run_id)
+            row = first_row(conn, "SELECT * FROM runs WHERE run_id = :run_id", run_id=run_id)
         if row is None:
             raise NotFound(f"no run {run_id}")
         return Run.from_row(row)
@@ -119,7 +120,7 @@ class RunStore:
         """The newest succeeded run of the tenant's video whose artifacts are still kept (runs
         retention has expired are skipped): the run whose artifacts are served."""
         with self.catalog.read() as conn:
-            row = _one(
+            row = first_row(
                 conn,
                 "SELECT * FROM runs WHERE video_id = :video_id AND tenant_id = :tenant_id"
                 " AND state = 'succeeded' AND expired_at IS NULL ORDER BY run_id DESC LIMIT 1",
@@ -177,7 +178,7 @@ class RunStore:
                 {"now": now, "run_id": run_id},
             ).rowcount
             if updated:
-                _set_video_state(conn, _video_of(conn, run_id), "running", now)
+                set_video_state(conn, _video_of(conn, run_id), "running", now)
         return "started" if updated else "gone"
 
     def progress(self, run_id: str, stage: str, progress: float) -> None:
@@ -329,9 +330,9 @@ class RunStore:
         with self.catalog.write() as conn:
             updated = conn.execute(update(runs_table).where(guarded).values(values)).rowcount
             if updated:
-                _set_video_state(conn, _video_of(conn, run_id), state, now)
+                set_video_state(conn, _video_of(conn, run_id), state, now)
             if updated and counted is not None:
-                _count_run(conn, run_id, now, *counted)
+                count_succeeded_run(conn, run_id, now, *counted)
             if updated and bill_processed:
                 _count_failed_run(conn, run_id, now)
             if updated:
@@ -358,10 +359,12 @@ def _insert_queued(
     )
 
 
-def _count_run(
+def count_succeeded_run(
     conn: Connection, run_id: str, now: str, processed_s: float, artifacts_bytes: int
 ) -> None:
-    row = _one(conn, "SELECT tenant_id FROM runs WHERE run_id = :run_id", run_id=run_id)
+    """Count a succeeded run in its tenant's usage (its processed seconds this month, its
+    artifacts' bytes) and record the bytes on the run, inside the caller's transaction."""
+    row = first_row(conn, "SELECT tenant_id FROM runs WHERE run_id = :run_id", run_id=run_id)
     assert row is not None
     add(conn, row["tenant_id"], month_of(now), "processed_s", processed_s)
     add(conn, row["tenant_id"], ALL, "storage_bytes", float(artifacts_bytes))
@@ -372,7 +375,7 @@ def _count_run(
 
 
 def _count_failed_run(conn: Connection, run_id: str, now: str) -> None:
-    row = _one(
+    row = first_row(
         conn, "SELECT tenant_id, processed_s FROM runs WHERE run_id = :run_id", run_id=run_id
     )
     assert row is not None
@@ -387,18 +390,6 @@ def _check_executable(video_id: str, state: str) -> None:
 
 
 def _video_of(conn: Connection, run_id: str) -> str:
-    row = _one(conn, "SELECT video_id FROM runs WHERE run_id = :run_id", run_id=run_id)
+    row = first_row(conn, "SELECT video_id FROM runs WHERE run_id = :run_id", run_id=run_id)
     assert row is not None
     return str(row["video_id"])
-
-
-def _set_video_state(conn: Connection, video_id: str, state: str, now: str) -> None:
-    conn.execute(
-        text("UPDATE videos SET state = :state, updated_at = :now WHERE video_id = :video_id"),
-        {"state": state, "now": now, "video_id": video_id},
-    )
-
-
-def _one(conn: Connection, sql: str, **params: Any) -> RowMapping | None:
-    """The first row of a query with named ``:params``, as a mapping (None if there is none)."""
-    return conn.execute(text(sql), params).mappings().first()
