@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ask.qualifiers import (
     FILLERS,
@@ -307,9 +308,17 @@ def _corrected(q: str, zones: list[str], known: frozenset[str]) -> str:
     """``q`` with its typos corrected: a word nothing accounts for, one edit away from a word
     the reader knows ("appeard"), becomes that word. Colour words are never the correction
     ("write" is not "white")."""
+    words = _vocabulary(known, tuple(zones))
+    if all(w in words or len(w) < 5 for w in re.findall(r"[a-z][a-z']*", q)):
+        return q  # nothing to correct (most questions): skip the reading below
     unknown = frozenset(_left_over(q, zones, known))
-    words = KNOWN_WORDS | FILLERS | known | {z.lower() for z in zones}
-    return correct_typos(q, frozenset(words), only=unknown)
+    return correct_typos(q, words, only=unknown)
+
+
+@lru_cache(maxsize=64)
+def _vocabulary(known: frozenset[str], zones: tuple[str, ...]) -> frozenset[str]:
+    """The words the reader knows on a run (cached: a run's classes and zones do not change)."""
+    return KNOWN_WORDS | FILLERS | known | {z.lower() for z in zones}
 
 
 # Words that narrow to a time: accounted for only inside a window the reader computed.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ask.vocabulary import NUMBER, TIME
 
@@ -369,10 +370,16 @@ def correct_typos(q: str, known: frozenset[str], only: frozenset[str] | None = N
         word = match.group(0)
         if word in known or len(word) < 5 or (only is not None and word not in only):
             return word
-        close = difflib.get_close_matches(word, known, n=3, cutoff=0.8)
-        return next((c for c in close if one_edit(word, c)), word)
+        return _closest(word, known)
 
     return _WORD.sub(fix, q)
+
+
+@lru_cache(maxsize=4096)
+def _closest(word: str, known: frozenset[str]) -> str:
+    """The known word one edit from ``word``, or ``word`` (cached: difflib scans every word)."""
+    close = difflib.get_close_matches(word, known, n=3, cutoff=0.8)
+    return next((c for c in close if one_edit(word, c)), word)
 
 
 def one_edit(a: str, b: str) -> bool:

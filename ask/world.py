@@ -71,9 +71,14 @@ class RunWorld:
     classes_known: frozenset[str]  # what the run's detectors can name
     by_id: dict[str, Thing] = field(default_factory=dict)
     confidence: dict[str, float] = field(default_factory=dict)  # evidence id -> confidence
+    # event type -> its events in time order: a question about one kind of event scans only it
+    events_by_type: dict[str, list[Event]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_id = {t.object_id: t for t in self.things}
+        self.events_by_type = {}
+        for event in self.events:
+            self.events_by_type.setdefault(event.type, []).append(event)
         self.confidence = {t.evidence_id: t.confidence for t in self.things}
         self.confidence |= {e.evidence_id: e.confidence for e in self.events}
 
