@@ -302,8 +302,10 @@ def ask_video(
     """Ask a question about a video, answered from its newest succeeded run only. A grounded
     answer (`grounded: true`) cites the evidence spans (get_evidence) behind every claim; what
     the evidence cannot back is refused (`grounded: false`) with a `refusal_reason`
-    (`no_evidence`, `outside_detectors`, `off_topic`, `not_understood`). Counts toward the
-    plan's asks per day."""
+    (`no_evidence`, `outside_detectors`, `off_topic`, `not_understood`: a word the engine could
+    not account for is named, never dropped). `interpreted` says what was answered: the intent,
+    its subject, its qualifiers (colour, order, direction, zone, action, text) and its window.
+    Counts toward the plan's asks per day."""
 
     def work(caller: Caller) -> Document:
         asked = _parse(AskRequest, question=question).question

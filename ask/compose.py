@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from ask.intent import Intent
+from ask.select import colour_of, in_window, matches
 from ask.types import Citation, Claim, fmt_time
 from ask.world import PARTS, TEXT, Event, RunWorld, Thing
 
@@ -30,8 +32,11 @@ def describe(thing: Thing) -> str:
     """How an answer names an object: its class (or "a moving object") and its id."""
     if thing.cls == TEXT:
         return f'the text "{thing.text}"'
-    kind = "a moving object" if thing.cls == "motion" else f"a {thing.cls}"
-    return f"{kind} ({thing.object_id})"
+    noun = "moving object" if thing.cls == "motion" else thing.cls
+    colour = colour_of(thing)
+    named = f"{colour} {noun}" if colour else noun
+    article = "an" if named[0] in "aeiou" else "a"
+    return f"{article} {named} ({thing.object_id})"
 
 
 def things_for(world: RunWorld, intent: Intent) -> list[Thing]:
@@ -47,20 +52,23 @@ def things_for(world: RunWorld, intent: Intent) -> list[Thing]:
     if intent.quoted and intent.subject == TEXT:
         wanted = "".join(intent.quoted.split()).casefold()
         pool = [t for t in pool if wanted in "".join((t.text or "").split()).casefold()]
-    return [t for t in pool if _in_window(t.first_s, t.last_s, intent.window)]
+    return [t for t in pool if matches(t, intent) and in_window(t, intent)]
 
 
 def events_for(world: RunWorld, intent: Intent, kinds: Sequence[str]) -> list[Event]:
     """The events of ``kinds`` the question is about (zone, window and subject class)."""
     chosen = []
-    for event in world.events:
-        if event.type not in kinds or not _in_window(
-            event.t_s, event.end_s or event.t_s, intent.window
-        ):
+    typed = [e for kind in kinds for e in world.events_by_type.get(kind, ())]
+    if len(kinds) > 1:
+        typed.sort(key=lambda e: e.t_s)  # stable: each type's list is in time order
+    for event in typed:
+        if not _in_window(event.t_s, event.end_s or event.t_s, intent.window):
             continue
         if intent.zone and event.zone != intent.zone:
             continue
         thing = world.by_id.get(event.object_id or "")
+        if thing is not None and not matches(thing, intent):
+            continue
         if intent.subject == "object" and thing is not None and thing.cls in PARTS:
             continue  # a face appearing is not one more object
         if intent.subject not in {"object", TEXT, "scene_change"} and (
@@ -162,27 +170,47 @@ def count(world: RunWorld, intent: Intent) -> list[Claim]:
     if not things:
         return []
     cites = tuple(world.cite(t.evidence_id) for t in things)
-    verb = "were read" if intent.subject == TEXT else "appeared"
+    n = len(things)
+    if intent.subject == TEXT:
+        verb = "were read"
+    elif intent.presence and intent.window is not None:
+        verb = "was in view" if n == 1 else "were in view"  # being there, not coming in
+    else:
+        verb = "appeared"
     where = f" in zone {intent.zone}" if intent.zone else ""
     n = len(things)
     head = Claim(f"{n} {_noun(intent, n)} {verb}{where}.", cites, counts=(n,), counted=n)
     return [head, *(_thing_claim(world, t) for t in things[:MAX_LISTED])]
 
 
-def _firsts(world: RunWorld, intent: Intent) -> list[tuple[float, Claim]]:
-    """(time, claim) of everything matching the question, to pick the first or last from."""
+_Found = tuple[float, str, Callable[[], Claim]]  # time, evidence id, the claim's maker
+
+
+def _firsts(world: RunWorld, intent: Intent) -> list[_Found]:
+    """Everything matching the question, in time order, to pick the first or last from; the
+    claims are made only for what is picked (an hour holds hundreds)."""
     kinds = _event_kinds(intent)
+    found: list[_Found]
     if kinds == ("appear",) and intent.subject != "scene_change":
-        return [
-            (t.first_s, _thing_claim_at(world, t, "appeared", t.first_s))
+        found = [
+            (t.first_s, t.evidence_id, partial(_thing_claim_at, world, t, "appeared", t.first_s))
             for t in things_for(world, intent)
         ]
-    if kinds == ("disappear",):
-        return [
-            (t.last_s, _thing_claim_at(world, t, "was last seen", t.last_s))
+    elif kinds == ("disappear",):
+        found = [
+            (
+                t.last_s,
+                t.evidence_id,
+                partial(_thing_claim_at, world, t, "was last seen", t.last_s),
+            )
             for t in things_for(world, intent)
         ]
-    return [(e.t_s, _event_claim(world, e)) for e in events_for(world, intent, kinds)]
+    else:
+        found = [
+            (e.t_s, e.evidence_id, partial(_event_claim, world, e))
+            for e in events_for(world, intent, kinds)
+        ]
+    return sorted(found, key=lambda f: f[0])
 
 
 def _thing_claim_at(world: RunWorld, thing: Thing, verb: str, t: float) -> Claim:
@@ -194,13 +222,13 @@ def _thing_claim_at(world: RunWorld, thing: Thing, verb: str, t: float) -> Claim
 
 
 def first(world: RunWorld, intent: Intent) -> list[Claim]:
-    found = sorted(_firsts(world, intent), key=lambda tc: tc[0])
-    return [_prefixed("First: ", found[0][1])] if found else []
+    found = _firsts(world, intent)
+    return [_prefixed("First: ", found[0][2]())] if found else []
 
 
 def last(world: RunWorld, intent: Intent) -> list[Claim]:
-    found = sorted(_firsts(world, intent), key=lambda tc: tc[0])
-    return [_prefixed("Last: ", found[-1][1])] if found else []
+    found = _firsts(world, intent)
+    return [_prefixed("Last: ", found[-1][2]())] if found else []
 
 
 def _prefixed(prefix: str, claim: Claim) -> Claim:
@@ -211,15 +239,16 @@ def _prefixed(prefix: str, claim: Claim) -> Claim:
 def when(world: RunWorld, intent: Intent) -> list[Claim]:
     if intent.subject == TEXT:
         return [_thing_claim(world, t) for t in things_for(world, intent)[:MAX_LISTED]]
-    found = sorted(_firsts(world, intent), key=lambda tc: tc[0])
+    found = _firsts(world, intent)
+    listed = [make() for _, _, make in found[:MAX_LISTED]]
     if len(found) > MAX_LISTED:
         rest = found[MAX_LISTED:]
-        cites = tuple(c for _, claim in rest for c in claim.citations)
+        cites = tuple(world.cite(evidence_id) for _, evidence_id, _ in rest)
         more = Claim(
             f"And {len(rest)} more after that.", cites, counts=(len(rest),), counted=len(rest)
         )
-        return [claim for _, claim in found[:MAX_LISTED]] + [more]
-    return [claim for _, claim in found]
+        return [*listed, more]
+    return listed
 
 
 def duration(world: RunWorld, intent: Intent) -> list[Claim]:
@@ -347,6 +376,27 @@ def change(world: RunWorld, intent: Intent) -> list[Claim]:
 
 def listing(world: RunWorld, intent: Intent) -> list[Claim]:
     return count(world, intent)
+
+
+def thing_claim(world: RunWorld, thing: Thing) -> Claim:
+    """The thing was in view (or, a text, seen) from its first to its last look."""
+    return _thing_claim(world, thing)
+
+
+def lasting(
+    world: RunWorld, evidence_id: str, who: str, verb: str, start: float, end: float
+) -> Claim:
+    """The subject did something for a length of time, from ``start`` to ``end``."""
+    return _lasting(world, evidence_id, who, verb, start, end)
+
+
+def prefixed(prefix: str, claim: Claim) -> Claim:
+    """The claim's sentence behind ``prefix`` (its first letter lowered)."""
+    return _prefixed(prefix, claim)
+
+
+def capitalised(text: str) -> str:
+    return _cap(text)
 
 
 COMPOSERS: dict[str, Callable[[RunWorld, Intent], list[Claim]]] = {

@@ -15,6 +15,8 @@ from typing import Protocol
 from ask.compose import COMPOSERS, cites_of
 from ask.guardrail import passing
 from ask.intent import Intent, parse_question
+from ask.select import measures_colour
+from ask.shapes import answers_negation, colour, no_people, order, summary, without
 from ask.types import Answer, Claim
 from ask.world import RunWorld
 from ves.detector_mode import DetectorMode
@@ -38,8 +40,14 @@ def capabilities(mode: str) -> str:
     return DetectorMode.parse(mode).sees()
 
 
-def refuse(question: str, reason: str, answer: str, intent: str = "unknown") -> Answer:
-    return Answer(question, answer, False, 0.0, (), reason, intent=intent)
+SHAPED = {"order": order, "colour": colour, "summary": summary}
+
+
+def refuse(
+    question: str, reason: str, answer: str, intent: str = "unknown", read: Intent | None = None
+) -> Answer:
+    interpreted = read.interpreted() if read is not None else None
+    return Answer(question, answer, False, 0.0, (), reason, intent=intent, interpreted=interpreted)
 
 
 def _refusal_for(world: RunWorld, question: str, intent: Intent) -> Answer | None:
@@ -68,9 +76,52 @@ def _refusal_for(world: RunWorld, question: str, intent: Intent) -> Answer | Non
             "detector motion+ocr to ask about text.",
             intent.kind,
         )
+    if intent.kind == "not_understood":
+        return refuse(
+            question,
+            "not_understood",
+            f'I do not know what "{intent.unknown_word}" asks of this video, and it could '
+            f"change the answer, so I make no claim. {HINT}",
+            intent.kind,
+            intent,
+        )
     if intent.kind == "unknown":
         return refuse(question, "not_understood", f"I could not tell what you ask. {HINT}")
+    if intent.negation is not None and not answers_negation(intent):
+        return refuse(
+            question,
+            "not_understood",
+            f'I cannot answer a question denied with "{intent.negation}" in this shape, and '
+            f"dropping the word would answer the opposite, so I make no claim. {HINT}",
+            intent.kind,
+            intent,
+        )
+    if (intent.qualifiers.colour or intent.kind == "colour") and not measures_colour(world):
+        return refuse(
+            question,
+            "outside_detectors",
+            f"This run did not measure colours (detectors: {mode}); re-execute the video to "
+            "ask about colours.",
+            intent.kind,
+            intent,
+        )
     return None
+
+
+def resolve_window(world: RunWorld, intent: Intent) -> Intent | None:
+    """The intent with a window anchored to the video ("after the cut", "the last 20 s")
+    made absolute; None when its anchor is not in the run (no cut)."""
+    q = intent.qualifiers
+    if q.anchor == "last" and q.last_s is not None:
+        end = world.coverage.duration_s
+        return dataclasses.replace(intent, window=(max(0.0, end - q.last_s), end))
+    if q.anchor in {"after_cut", "before_cut"}:
+        cuts = [e.t_s for e in world.events if e.type == "scene_change"]
+        if not cuts:
+            return None
+        window = (cuts[0], float("inf")) if q.anchor == "after_cut" else (0.0, cuts[-1])
+        return dataclasses.replace(intent, window=window)
+    return intent
 
 
 def _confidence(world: RunWorld, claims: Sequence[Claim]) -> float:
@@ -95,14 +146,41 @@ def _about_people(world: RunWorld, intent: Intent) -> tuple[Intent, str]:
     return intent, ""
 
 
+def _asks_people_none_named(world: RunWorld, intent: Intent) -> bool:
+    """Whether people are asked for (are there any, how many) on a run whose person detector
+    named none of its moving objects: the honest answer is "no people were recognised"."""
+    if "person" not in world.classes_known or any(t.cls == "person" for t in world.things):
+        return False
+    asks = intent.kind in {"exists", "count"} and intent.action in {None, "appear"}
+    plain = intent.qualifiers == type(intent.qualifiers)() and intent.window is None
+    return intent.subject == "person" and asks and plain and bool(world.physical)
+
+
 def answer_question(world: RunWorld, question: str, phraser: Phraser | None = None) -> Answer:
     """The answer to ``question`` from ``world``, every claim checked by the guardrail."""
-    intent = parse_question(question, world.classes_known, world.zones)
-    intent, caveat = _about_people(world, intent)
+    read = parse_question(question, world.classes_known, world.zones)
+    intent, caveat = _about_people(world, read)
     refusal = _refusal_for(world, question, intent)
     if refusal is not None:
         return refusal
-    kept, problems = passing(COMPOSERS[intent.kind](world, intent), world.spans)
+    anchored = resolve_window(world, intent)
+    if anchored is None:
+        return refuse(
+            question,
+            "no_evidence",
+            f"No scene change in this run, so nothing is before or after one. "
+            f"{world.coverage.sentence()}",
+            intent.kind,
+            intent,
+        )
+    intent = anchored
+    if _asks_people_none_named(world, read):
+        claims, caveat = no_people(world), ""
+    elif intent.negation is not None:
+        claims = without(world, intent)
+    else:
+        claims = {**COMPOSERS, **SHAPED}[intent.kind](world, intent)
+    kept, problems = passing(claims, world.spans)
     if problems:
         log.warning("guardrail dropped claims for %r: %s", question, "; ".join(problems))
     if not kept:
@@ -111,6 +189,7 @@ def answer_question(world: RunWorld, question: str, phraser: Phraser | None = No
             "no_evidence",
             f"No evidence of that in this run, so I make no claim. {world.coverage.sentence()}",
             intent.kind,
+            intent,
         )
     deterministic = Answer(
         question,
@@ -121,6 +200,7 @@ def answer_question(world: RunWorld, question: str, phraser: Phraser | None = No
         None,
         tuple(kept),
         intent.kind,
+        interpreted=intent.interpreted(),
     )
     if phraser is not None:
         phrased = phraser.phrase(question, kept)

@@ -10,19 +10,34 @@ the engine can refuse instead of guessing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
+from ask.qualifiers import (
+    FILLERS,
+    Qualifiers,
+    consume,
+    correct_typos,
+    left_over,
+    read_qualifiers,
+)
 from ask.vocabulary import (
     ACTIONS,
+    KNOWN_WORDS,
     NAMED_THINGS,
+    NEGATION,
     PEOPLE,
     PHYSICAL,
+    PRESENCE,
     SCENE,
     SHAPES,
+    SUMMARY_STYLE,
+    SUMMARY_WORDS,
     TEXT_WORDS,
     TIME,
     UNSUPPORTED_ATTRIBUTES,
     VIDEO_WORDS,
+    WINDOW_WORDS,
 )
 
 
@@ -50,6 +65,34 @@ class Intent:
     quoted: str | None = None
     unsupported: str | None = None
     people: bool = False
+    qualifiers: Qualifiers = field(default_factory=Qualifiers)
+    presence: bool = False  # "visible", "seen", "in view": being there, not coming into view
+    unknown_word: str | None = None  # a word nothing accounted for (refused)
+    negation: str | None = None  # the word denying the predicate ("never"), if any
+
+    def interpreted(self) -> dict[str, object]:
+        """What was answered, for the client: intent, subject, qualifiers and window."""
+        q = self.qualifiers
+        named = {
+            "colour": q.colour,
+            "order": q.order,
+            "direction": q.direction,
+            "zone": self.zone,
+            "action": self.action,
+            "text": self.quoted,
+            "relative_window": q.anchor,
+            "negation": self.negation,
+        }
+        window = None
+        if self.window is not None:
+            end = None if self.window[1] == float("inf") else self.window[1]
+            window = {"start_s": self.window[0], "end_s": end}
+        return {
+            "intent": self.kind,
+            "subject": self.subject,
+            "qualifiers": {k: v for k, v in named.items() if v is not None},
+            "window": window,
+        }
 
 
 def parse_time(match: re.Match[str], offset: int = 1) -> float:
@@ -61,26 +104,49 @@ def parse_time(match: re.Match[str], offset: int = 1) -> float:
     return float(number) * (60.0 if unit.startswith("min") else 1.0)
 
 
-def find_window(q: str) -> tuple[float, float] | None:
-    """The time window a question names, if any."""
-    between = re.search(rf"\b(?:between|from)\s+{TIME}\s*(?:and|to|-|until|till)\s+{TIME}", q)
+_BETWEEN = re.compile(rf"\b(?:between|from)\s+{TIME}\s*(?:and|to|-|until|till)\s+{TIME}")
+_FIRST_N = re.compile(rf"\b(?:first|opening)\s+{TIME}")
+_AFTER = re.compile(rf"\bafter\s+{TIME}")
+_BEFORE = re.compile(rf"\bbefore\s+{TIME}")
+_AT = re.compile(rf"\b(?:at|around|near)\s+{TIME}")
+_UNIT = re.compile(r"\d\s*(?:s|sec|second)")
+_NUMBER_LEFT = re.compile(r"\d[\d:.]*(?:\s*(?:s|sec|secs|seconds?|min|mins|minutes?)\b)?")
+
+
+def window_matches(q: str) -> tuple[tuple[float, float] | None, list[re.Match[str]]]:
+    """The time window a question names, if any, and the matches that name it."""
+    between = _BETWEEN.search(q)
     if between:
         a, b = parse_time(between, 1), parse_time(between, 4)
-        return (min(a, b), max(a, b))
-    first_n = re.search(rf"\b(?:first|opening)\s+{TIME}", q)
+        return (min(a, b), max(a, b)), [between]
+    first_n = _FIRST_N.search(q)
     if first_n:
-        return (0.0, parse_time(first_n, 1))
-    after = re.search(rf"\bafter\s+{TIME}", q)
-    before = re.search(rf"\bbefore\s+{TIME}", q)
+        return (0.0, parse_time(first_n, 1)), [first_n]
+    after, before = _AFTER.search(q), _BEFORE.search(q)
     if after or before:
         start = parse_time(after, 1) if after else 0.0
         end = parse_time(before, 1) if before else float("inf")
-        return (start, end)
-    at = re.search(rf"\b(?:at|around|near)\s+{TIME}", q)
-    if at and (at.group(1) or re.search(r"\d\s*(?:s|sec|second)", at.group(0))):
+        return (start, end), [m for m in (after, before) if m]
+    at = _AT.search(q)
+    if at and (at.group(1) or _UNIT.search(at.group(0))):
         t = parse_time(at, 1)
-        return (max(0.0, t - 1.0), t + 1.0)
-    return None
+        return (max(0.0, t - 1.0), t + 1.0), [at]
+    return None, []
+
+
+def find_window(q: str) -> tuple[float, float] | None:
+    """The time window a question names, if any."""
+    return window_matches(q)[0]
+
+
+def unplaced_time(q: str) -> str | None:
+    """A time or number ``q`` writes that no window takes ("5 seconds after the cut", "since
+    0:30"): dropping it would answer another question."""
+    _, matches = window_matches(q)
+    for m in sorted(matches, key=lambda m: m.start(), reverse=True):
+        q = q[: m.start()] + " " + q[m.end() :]
+    left = _NUMBER_LEFT.search(q)
+    return left.group(0).strip() if left else None
 
 
 _OPENING, _CLOSING = '"\u201c\u2018', '"\u201d\u2019'  # straight and curly quotes
@@ -95,6 +161,8 @@ def _quoted(question: str) -> str | None:
     quoted = _QUOTE.search(question)
     if quoted:
         return (quoted.group(1) or quoted.group(2)).strip()
+    if not any(c.islower() for c in question):
+        return None  # a question shouted in capitals names no text by its capitals
     capitals = [m.group(1) for m in _CAPITALS.finditer(question) if len(m.group(1)) >= 2]
     return capitals[0].strip() if capitals else None
 
@@ -131,6 +199,8 @@ def _action(q: str, zone: str | None) -> str | None:
     into or going out of view: a zone crossing needs a zone.
     """
     action = next((a for a, pattern in ACTIONS if re.search(pattern, q)), None)
+    if action is None and zone is None and re.search(r"\bleft\b", q):
+        return "disappear"  # "which object left first?" (a direction was read before)
     if action in _CROSSINGS and zone is None and not re.search(_ZONE_WORDS, q):
         return _CROSSINGS[action]
     return action
@@ -139,9 +209,11 @@ def _action(q: str, zone: str | None) -> str | None:
 def _zone(q: str, zones: list[str]) -> str | None:
     for zone in sorted(zones, key=len, reverse=True):
         named = re.search(rf"\b{re.escape(zone.lower())}\b", q)
-        # "left" is also a verb: the zone only when it reads as a place.
-        place = zone.lower() != "left" or re.search(
-            r"\bleft (?:zone|area|side|third|part)\b|\bzone left\b|\bthe left\b", q
+        # "left" is also a verb and "right" an adverb ("right after the cut"): either is the
+        # zone only when it reads as a place.
+        side = zone.lower()
+        place = side not in {"left", "right"} or re.search(
+            rf"\b{side} (?:zone|area|side|third|part)\b|\bzone {side}\b|\bthe {side}\b", q
         )
         if named and place:
             return zone
@@ -159,6 +231,9 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
     quoted = _quoted(question)
     asked = question if quoted is None else question.replace(quoted, " ")
     q = " ".join(asked.lower().replace("\u2019", "'").split())
+    q = _corrected(re.sub(r"\bhw\b", "how", q), zones, known)
+    q = re.sub(r"\bon (?:the )?screen\b", "in view", q)  # being visible, not a screen's text
+    qualifiers, q = read_qualifiers(q)
     subject, named = _subject(q, known)
     if quoted is not None and subject == "object" and named is None:
         subject = "text"
@@ -172,17 +247,98 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
         VIDEO_WORDS.search(q)
         or re.search(PHYSICAL, q)
         or re.search(TEXT_WORDS, q)
+        or SUMMARY_WORDS.search(q)
+        or (kind == "between" and find_window(q) is not None)
         or subject not in {"object", "text"}
     )
-    if not on_topic:
+    if not on_topic and qualifiers == Qualifiers():
         return Intent("off_topic")
     zone = _zone(q, zones)
+    left = _left_over(q, zones, known)
+    number = unplaced_time(q)
+    if left or number:
+        word = left[0] if left else number
+        return Intent("not_understood", subject=subject, unknown_word=word)
+    action = _action(q, zone)
+    negation = NEGATION.search(q)
+    kind = _kind(kind, qualifiers, q, action, subject)
+    universal = _UNIVERSAL.search(q)
+    if kind == "exists" and universal:
+        # "did every object stop?": one object that did is no "yes".
+        return Intent("not_understood", subject=subject, unknown_word=universal.group(0))
     return Intent(
         kind,
         subject=subject,
-        action=_action(q, zone),
+        action=action,
         zone=zone,
         window=find_window(q),
         quoted=quoted,
         people=bool(re.search(PEOPLE, q)),
+        qualifiers=qualifiers,
+        presence=bool(re.search(PRESENCE, q)) and not re.search(_COMING, q),
+        negation=negation.group(0) if negation else None,
     )
+
+
+_UNIVERSAL = re.compile(r"\b(?:every|all|each|both|only)\b")
+_COMING = r"\b(?:appear\w*|show\w* up|arriv\w*|c[oa]me in\w*|enter\w*|new)\b"
+
+
+def _kind(kind: str, qualifiers: Qualifiers, q: str, action: str | None, subject: str) -> str:
+    """The shape, refined by the qualifiers: "what colour", an ordering, a summary; a terse
+    question with no shape word that names being seen ("red object seen?") asks whether."""
+    if qualifiers.asks_colour:
+        return "colour"
+    if qualifiers.order and kind not in {"count", "duration"}:
+        return "order"
+    if kind == "between" and find_window(q) is None and qualifiers.anchor is None:
+        return "summary"
+    if kind == "unknown" and SUMMARY_WORDS.search(q):
+        return "summary"
+    if kind == "unknown" and qualifiers.direction:
+        return "list"
+    if kind == "unknown" and (action in {"appear", "dwell"} or re.search(PRESENCE, q)):
+        return "list" if re.match(r"(?:what|which)\b", q) else "exists"
+    if kind == "unknown" and action is None and subject == "text":
+        return "text"  # terse: "signs?"
+    return kind
+
+
+def _corrected(q: str, zones: list[str], known: frozenset[str]) -> str:
+    """``q`` with its typos corrected: a word nothing accounts for, one edit away from a word
+    the reader knows ("appeard"), becomes that word. Colour words are never the correction
+    ("write" is not "white")."""
+    words = _vocabulary(known, tuple(zones))
+    if all(w in words or len(w) < 5 for w in re.findall(r"[a-z][a-z']*", q)):
+        return q  # nothing to correct (most questions): skip the reading below
+    unknown = frozenset(_left_over(q, zones, known))
+    return correct_typos(q, words, only=unknown)
+
+
+@lru_cache(maxsize=64)
+def _vocabulary(known: frozenset[str], zones: tuple[str, ...]) -> frozenset[str]:
+    """The words the reader knows on a run (cached: a run's classes and zones do not change)."""
+    return KNOWN_WORDS | FILLERS | known | {z.lower() for z in zones}
+
+
+# Words that narrow to a time: accounted for only inside a window the reader computed.
+_WINDOWING = re.compile(
+    r"\b(?:after|before|between|until|till|during|since|later|earlier|beginning|start|end"
+    r"|around|near)\b"
+)
+
+
+def _left_over(q: str, zones: list[str], known: frozenset[str]) -> list[str]:
+    """The words of ``q`` that no pattern of the reader and no filler accounts for; a word
+    that narrows to a time ("after the blue one left", "at the end") but names no window the
+    reader computes is one of them."""
+    for m in sorted(window_matches(q)[1], key=lambda m: m.start(), reverse=True):
+        q = q[: m.start()] + " " + q[m.end() :]
+    windowing = _WINDOWING.findall(q)
+    q = _WINDOWING.sub(" ", q)
+    patterns: list[str | re.Pattern[str]] = [SUMMARY_STYLE, *(p for _, p in (*SHAPES, *ACTIONS))]
+    patterns += [TIME, WINDOW_WORDS, SCENE, TEXT_WORDS, PHYSICAL, VIDEO_WORDS, PRESENCE]
+    patterns.append(_ZONE_WORDS)
+    patterns += [rf"\b{re.escape(z.lower())}\b" for z in zones]
+    patterns += [rf"\b{re.escape(k)}s?\b" for k in known]
+    return windowing + [w for w in left_over(consume(q, patterns)) if w not in FILLERS]

@@ -76,6 +76,7 @@ class Answer:
     claims: tuple[Claim, ...] = field(default=(), compare=False)
     intent: str = "unknown"
     phrased_by: str = "rules"
+    interpreted: dict[str, Any] | None = field(default=None, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -85,6 +86,7 @@ class Answer:
             "confidence": round(self.confidence, 3),
             "citations": [c.as_dict() for c in self.citations],
             "refusal_reason": self.refusal_reason,
+            "interpreted": self.interpreted,
         }
 
 

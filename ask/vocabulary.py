@@ -24,14 +24,17 @@ WRITING = r"(?:texts?|words?|signs?|captions?|labels?|banners?|writing)"
 
 # Question shapes, tried in order; the first that matches decides the intent.
 SHAPES: tuple[tuple[str, str], ...] = (
-    ("duration", r"\bhow long\b|\bfor how much time\b|\bduration\b"),
+    (
+        "duration",
+        r"\bhow long\b|\bfor how much time\b|\bduration\b|\blength of\b|\bwait(?:ing)? time\b",
+    ),
     ("count", r"\bhow many\b|\bnumber of\b|\bcount\b"),
     (
         "text",
         either(
             rf"what {WRITING}",
             r"what does (?:the|a|that|this) \w+ say",
-            r"what(?:'s| is| was) written",
+            r"what(?:'s|s| is| was) written",
             r"read (?:the|any)",
             rf"which {WRITING}",
             r"what (?:do|did) the signs? say",
@@ -47,12 +50,18 @@ SHAPES: tuple[tuple[str, str], ...] = (
     ),
     (
         "between",
-        r"\bwhat (?:happened|happens|went on|is going on|was going on)\b|\bdescribe\b|\bsummar",
+        r"\bwhat (?:happened|happens|went on|is going on|was going on)\b|\bdescribe\b"
+        r"|\bwhat(?:'s| is| was) (?:going on|happening)\b|\bsummar\w*",
     ),
-    ("when", r"\bwhen\b|\bwhat time\b|\bat what (?:point|moment|second)\b|\btimestamp\b"),
+    (
+        "when",
+        r"\bwhen\b|\bwhat time\b|\bat what (?:point|moment|second)\b|\btimestamp\b"
+        r"|\btime\W*$",  # terse: "scene change time?"
+    ),
     (
         "exists",
-        r"^(?:is|are|was|were|did|does|do|has|have|can you see|could you see)\b|\bany\b|\bever\b",
+        r"^(?:is|are|was|were|did|does|do|has|have|can you see|could you see)\b|\bany\b|\bever\b"
+        r"|^(?:didn't|isn't|wasn't|weren't|doesn't|aren't)\b",
     ),
     ("list", r"\bwhat (?:objects|things)\b|\bwhich (?:objects|things)\b|\blist\b"),
 )
@@ -103,12 +112,15 @@ ACTIONS: tuple[tuple[str, str], ...] = (
             r"arriv\w*",
             r"enter\w* the (?:video|frame|scene|picture)",
             r"c[oa]me into view",
+            r"c[oa]me in",
             *["seen", "visible", "present", "there"],
         ),
     ),
 )
 
 SCENE = words(
+    r"(?:camera|view|picture|shot|scene|angle|image)(?: (?:view|angle|shot))?"
+    r" (?:change\w*|switch\w*|cut\w*)",
     r"scene (?:change|cut)s?",
     r"cuts?",
     r"scene changes?",
@@ -161,6 +173,8 @@ PHYSICAL = words(
         "moving",
         "figures?",
         "shapes?",
+        "ones?",
+        "items?",
     ],
     *PEOPLE_WORDS,
 )
@@ -247,7 +261,6 @@ NAMED_THINGS = [
     "trees",
 ]
 UNSUPPORTED_ATTRIBUTES = (
-    ("colour", r"\bcolou?rs?\b|\bwhat colou?r\b"),
     (
         "identity",
         r"\bwho (?:is|was|are|were)\b|\bname of\b|\bwhose\b|\bidentif\w*\b|\brecogni\w*\b",
@@ -265,11 +278,137 @@ UNSUPPORTED_ATTRIBUTES = (
 VIDEO_WORDS = re.compile(
     r"\b(?:video|clip|footage|recording|frame|frames|scene|shot|camera|zone|zones|area|left|right"
     r"|center|centre|middle|appear\w*|disappear\w*|enter\w*|leave|left|exit\w*|dwell\w*|stay\w*"
-    r"|linger\w*|loiter\w*"
+    r"|linger\w*|loiter\w*|wait\w*"
     r"|stop\w*|happen\w*|visible|seen|see|shown|moving|moved|move\w*|time|when|second|seconds"
+    r"|view"
     r"|minute|minutes|start|end|beginning)\b"
 )
 
 NUMBER = r"(\d+(?:\.\d+)?)"
 CLOCK = r"(\d{1,2}):(\d{2}(?:\.\d+)?)"
 TIME = rf"(?:{CLOCK}|{NUMBER}\s*(?:s|sec|secs|second|seconds|min|mins|minute|minutes)?\b)"
+
+# Words that deny the predicate ("how many objects never stopped"); a leading negative auxiliary
+# ("didn't the blue one wait?") only asks for confirmation, and is not one of them.
+NEGATION = re.compile(
+    r"(?<!^)\b(?:not|never|no|none|nothing|nobody|neither|nor"
+    r"|(?:did|does|do|was|were|is|are|has|have|had)n't)\b"
+)
+# Words that ask for a summary of the whole video.
+SUMMARY_WORDS = re.compile(r"\b(?:summar\w*|tl;?dr|overview|recap)\b")
+# How long a summary should be ("a quick recap") changes what is said, not what is true.
+SUMMARY_STYLE = re.compile(r"\b(?:quick|short|brief)\s+(?:summar\w*|overview|recap)\b")
+
+# Being there, as opposed to coming into view.
+PRESENCE = r"\b(?:seen|visible|present|in view|on screen|in sight|in the (?:video|frame|picture))\b"
+# The words a time window is written with (the times themselves are ``TIME``).
+WINDOW_WORDS = words(
+    "between",
+    "from",
+    "after",
+    "before",
+    "until",
+    "till",
+    "during",
+    "around",
+    "near",
+    "opening",
+    "and",
+    "to",
+)  # "since", "later", "at the end" name no window the reader computes: they are left over
+# Words the reader knows, for typo correction (``ask.qualifiers.correct_typos``).
+KNOWN_WORDS = frozenset(
+    [
+        "appear",
+        "appears",
+        "appeared",
+        "appearing",
+        "disappear",
+        "disappeared",
+        "disappears",
+        "arrive",
+        "arrived",
+        "arrives",
+        "arriving",
+        "leave",
+        "leaves",
+        "left",
+        "leaving",
+        "enter",
+        "entered",
+        "enters",
+        "entering",
+        "exit",
+        "exited",
+        "object",
+        "objects",
+        "thing",
+        "things",
+        "sign",
+        "signs",
+        "text",
+        "texts",
+        "caption",
+        "captions",
+        "label",
+        "labels",
+        "visible",
+        "written",
+        "people",
+        "person",
+        "someone",
+        "anyone",
+        "anybody",
+        "somebody",
+        "change",
+        "changed",
+        "changes",
+        "switch",
+        "switched",
+        "switches",
+        "scene",
+        "camera",
+        "picture",
+        "moving",
+        "moved",
+        "stopped",
+        "stop",
+        "stops",
+        "waited",
+        "wait",
+        "waits",
+        "waiting",
+        "linger",
+        "lingered",
+        "stayed",
+        "stay",
+        "longest",
+        "shortest",
+        "biggest",
+        "largest",
+        "smallest",
+        "fastest",
+        "slowest",
+        "first",
+        "last",
+        "when",
+        "where",
+        "which",
+        "what",
+        "happened",
+        "between",
+        "after",
+        "before",
+        "during",
+        "seconds",
+        "minutes",
+        "video",
+        "frame",
+        "colour",
+        "color",
+        "summary",
+        "summarise",
+        "summarize",
+        "describe",
+    ]
+)

@@ -34,6 +34,15 @@ class Thing:
     zones: tuple[str, ...]  # zone names
     text: str | None
     evidence_id: str
+    colour: str | None = None  # measured dominant colour (runs since schema version 3)
+    colour_confidence: float = 0.0
+    size: float | None = None  # mean box area, share of the frame
+    speed: float | None = None  # frame widths a second, over its time in view
+    heading_x: float | None = None  # net left-right travel, frame widths (negative: left)
+
+    @property
+    def seen_s(self) -> float:
+        return self.last_s - self.first_s
 
 
 @dataclass(frozen=True)
@@ -62,9 +71,14 @@ class RunWorld:
     classes_known: frozenset[str]  # what the run's detectors can name
     by_id: dict[str, Thing] = field(default_factory=dict)
     confidence: dict[str, float] = field(default_factory=dict)  # evidence id -> confidence
+    # event type -> its events in time order: a question about one kind of event scans only it
+    events_by_type: dict[str, list[Event]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_id = {t.object_id: t for t in self.things}
+        self.events_by_type = {}
+        for event in self.events:
+            self.events_by_type.setdefault(event.type, []).append(event)
         self.confidence = {t.evidence_id: t.confidence for t in self.things}
         self.confidence |= {e.evidence_id: e.confidence for e in self.events}
 
@@ -95,22 +109,29 @@ def _known_classes(cost: dict[str, Any], things: list[Thing]) -> frozenset[str]:
     return frozenset(names)
 
 
+def _thing(o: dict[str, Any], zones: dict[str, str]) -> Thing:
+    attributes = json.loads(o["attributes"])
+    return Thing(
+        o["object_id"],
+        o["class"],
+        o["first_seen_s"],
+        o["last_seen_s"],
+        float(o["confidence"]),
+        tuple(zones[z] for z in o["zones"] if z in zones),
+        attributes.get("text"),
+        o["evidence_ids"][0],
+        o.get("colour"),
+        float(o.get("colour_confidence") or 0.0),
+        attributes.get("size"),
+        attributes.get("speed"),
+        attributes.get("heading_x"),
+    )
+
+
 def load_world(reader: ArtifactReader, run_dir: str | Path, video_id: str, run_id: str) -> RunWorld:
     """Read a published run's knowledge."""
     zones = {z["zone_id"]: z["name"] for z in reader.rows(run_dir, "zones")}
-    things = [
-        Thing(
-            o["object_id"],
-            o["class"],
-            o["first_seen_s"],
-            o["last_seen_s"],
-            float(o["confidence"]),
-            tuple(zones[z] for z in o["zones"] if z in zones),
-            json.loads(o["attributes"]).get("text"),
-            o["evidence_ids"][0],
-        )
-        for o in reader.rows(run_dir, "objects", order_by="first_seen_s")
-    ]
+    things = [_thing(o, zones) for o in reader.rows(run_dir, "objects", order_by="first_seen_s")]
     events = [
         Event(
             e["event_id"],

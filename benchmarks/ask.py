@@ -221,7 +221,12 @@ def process_once(path: Path, options: dict[str, Any], reprocess: bool) -> dict[s
     env = {
         **os.environ,
         "VES_DATA_DIR": str(DATA),
-        "VES_MAX_DURATION_S": str(REPEATS * STORY_S + 60),  # default bound is 10 min
+        # The default bounds are 10 min: the settings' and the sandbox plan's (a tenant's plan
+        # caps the processed stretch too, so the hour needs both lifted).
+        "VES_MAX_DURATION_S": str(REPEATS * STORY_S + 60),
+        "VES_PLANS": json.dumps(
+            {"sandbox": {"max_video_s": REPEATS * STORY_S + 60, "processed_s_per_month": 1e9}}
+        ),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "DO_NOT_TRACK": "1",
     }

@@ -94,7 +94,7 @@ def run_later_stages(
     write ``cost.json`` with ``clock``'s stages. Returns the ``cost.json`` document."""
     source, sampled, detected = analysis.source, analysis.sampled, analysis.detected
     clock.run("track", lambda: track_task(ctx, detected.physical, sampled.frames_dir))
-    spans = clock.run("world_state", lambda: world_state_task(ctx))
+    spans = clock.run("world_state", lambda: world_state_task(ctx, sampled.analysis_frames()))
     clock.run("timeline", lambda: timeline_task(ctx))
     notes = detected.notes()
     clock.run("evidence", lambda: evidence_task(ctx, spans, source, sampled, notes))

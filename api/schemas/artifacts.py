@@ -21,6 +21,10 @@ class ObjectPublic(BaseModel):
     attributes: dict[str, Any]
     evidence_ids: list[str]
     detections: int
+    colour: str | None = Field(
+        default=None, description="Measured dominant colour (null for texts, older runs)."
+    )
+    colour_confidence: float | None = None
 
     model_config = ConfigDict(populate_by_name=True)
 

@@ -32,6 +32,42 @@ class CoveragePublic(BaseModel):
     detector_mode: str
 
 
+class InterpretedWindow(BaseModel):
+    start_s: float
+    end_s: float | None = Field(description="None: to the end of the video.")
+
+
+class Interpreted(BaseModel):
+    """What the engine answered: every word of the question was accounted for by these."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "intent": "count",
+                    "subject": "object",
+                    "qualifiers": {"colour": "red", "action": "appear"},
+                    "window": {"start_s": 28.0, "end_s": None},
+                }
+            ]
+        }
+    )
+
+    intent: str = Field(
+        description="The question's shape: count, first, last, when, duration, zone, text, "
+        "exists, between, change, list, order, colour, summary; or why it was refused "
+        "(not_understood, unsupported, off_topic)."
+    )
+    subject: str = Field(description="object, text, scene_change or a detector's class name.")
+    qualifiers: dict[str, str] = Field(
+        description="What narrows the subject: colour, order (longest, shortest, biggest, "
+        "smallest, fastest, slowest), direction (left, right), zone, action (appear, "
+        "disappear, enter_zone, exit_zone, dwell), text, relative_window (after_cut, "
+        "before_cut, last)."
+    )
+    window: InterpretedWindow | None = Field(description="The time window asked about.")
+
+
 class AskAnswer(BaseModel):
     question: str
     answer: str
@@ -46,3 +82,8 @@ class AskAnswer(BaseModel):
     run_id: str = Field(description="The run the answer was computed from.")
     ask_id: str = Field(description="The logged ask, kept with the run for review.")
     coverage: CoveragePublic = Field(description="What the run examined.")
+    interpreted: Interpreted | None = Field(
+        default=None,
+        description="What was answered (intent, subject, qualifiers, window), so a client "
+        "sees which question the answer is to; None when the question could not be read.",
+    )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: objects.colour, objects.colour_confidence
 
 _BOX = pa.list_(pa.float32(), 4)
 _IDS = pa.list_(pa.string())
@@ -128,11 +128,27 @@ OBJECTS = pa.schema(
         _col(
             "attributes",
             pa.string(),
-            "A JSON object: zone_names, samples, and text for class 'text'.",
+            "A JSON object: zone_names, samples, and text for class 'text'; for physical "
+            "objects also size (mean box area, share of the frame), speed (frame widths a "
+            "second, path over time in view) and heading_x (net left-right travel, frame "
+            "widths: negative is to the left).",
             nullable=False,
         ),
         _col("evidence_ids", _IDS, "Its evidence span (evidence.evidence_id).", nullable=False),
         _col("detections", pa.int32(), "How many detections its track holds.", nullable=False),
+        _col(
+            "colour",
+            pa.string(),
+            "Its dominant colour, measured from its pixels over its clean looks (CIELAB, "
+            "named from a fixed list: red, orange, yellow, green, blue, purple, pink, brown, "
+            "white, grey, black); null for texts and where no clean look was available.",
+        ),
+        _col(
+            "colour_confidence",
+            pa.float32(),
+            "How sure the colour is, 0..1: its margin over the next named colour times the "
+            "share of looks that agreed; null when colour is null.",
+        ),
     ],
     metadata={"doc": "The scene graph's objects (text read in the video has class 'text')."},
 )

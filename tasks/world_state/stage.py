@@ -8,7 +8,7 @@ scene graph cites exists by construction.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,9 @@ from storage.artifacts.layout import read_rows, read_table, write_rows
 from tasks.context import RunContext
 from tasks.detections import TEXT_CLASS, Detections, detections_from_table, track_numbers
 from tasks.geometry import ZoneSpec, points_in_polygon
+from tasks.sample.frames import FrameFile
 from tasks.track.classes import ClassVote
+from tasks.world_state.colour import Frame, measure_colour
 from tasks.world_state.parts import FACE_CLASS, class_votes, part_of
 from tasks.world_state.trajectories import (
     FramePick,
@@ -107,9 +109,10 @@ class _Builder:
         last_sample_t: float,
         object_ids: dict[int, str],
         votes: dict[str, ClassVote],
+        frame_of: Callable[[int], Frame] | None = None,
     ) -> None:
         self.cfg, self.last_sample_t, self.object_ids = cfg, last_sample_t, object_ids
-        self.votes = votes
+        self.votes, self.frame_of = votes, frame_of
         self.world = WorldState()
         self.zone_ids = {z.name: new_id("zone") for z in cfg.zones}
 
@@ -164,6 +167,21 @@ def _class_attributes(vote: ClassVote | None, seen: float) -> dict[str, Any]:
     return {"class_share": round(vote.share, 3), "class_looks": vote.looks, "seen": round(seen, 3)}
 
 
+def measured_motion(track: Track) -> dict[str, float]:
+    """Size, speed and heading of a physical track, in frame units (see ``OBJECTS.attributes``)."""
+    boxes = track.boxes.astype(np.float64)
+    size = float(np.mean((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])))
+    centres = track.centres.astype(np.float64)
+    path = float(np.sum(np.linalg.norm(np.diff(centres, axis=0), axis=1))) if len(centres) else 0.0
+    seen = float(track.t[-1] - track.t[0])
+    heading = float(centres[-1, 0] - centres[0, 0]) if len(centres) else 0.0
+    return {
+        "size": round(size, 5),
+        "speed": round(path / seen, 5) if seen > 0 else 0.0,
+        "heading_x": round(heading, 4),
+    }
+
+
 def _add_object(b: _Builder, track: Track) -> str:
     object_id = b.object_ids.get(track.track_id) or new_id("obj")
     vote = b.votes.get(object_id)
@@ -176,6 +194,10 @@ def _add_object(b: _Builder, track: Track) -> str:
     evidence_id = evidence_id_for(object_id)
     zones = [z.name for z in b.cfg.zones if zone_membership(track, z).any()]
     attributes = {"zone_names": zones, "samples": len(track.t)} | _class_attributes(vote, seen)
+    colour = None
+    if track.class_name != FACE_CLASS:
+        attributes |= measured_motion(track)
+        colour = measure_colour(track, b.frame_of) if b.frame_of is not None else None
     b.world.objects.append(
         {
             "object_id": object_id,
@@ -187,6 +209,8 @@ def _add_object(b: _Builder, track: Track) -> str:
             "attributes": json.dumps(attributes),
             "evidence_ids": [evidence_id],
             "detections": len(track.t),
+            "colour": colour.name if colour else None,
+            "colour_confidence": colour.confidence if colour else None,
         }
     )
     picks = tuple(dict.fromkeys([track.pick(0), track.pick(mid), track.pick(len(track.t) - 1)]))
@@ -218,6 +242,8 @@ def _add_text(b: _Builder, track: Track) -> str:
             ),
             "evidence_ids": [evidence_id],
             "detections": len(track.t),
+            "colour": None,
+            "colour_confidence": None,
         }
     )
     end = len(track.t) - 1
@@ -320,14 +346,16 @@ def build_world_state(
     cfg: WorldConfig,
     object_ids: dict[int, str] | None = None,
     votes: dict[str, ClassVote] | None = None,
+    frame_of: Callable[[int], Frame] | None = None,
 ) -> WorldState:
     """The world state of a run (the pure core of the stage).
 
     ``object_ids`` names the objects of track numbers (as the track stage published them);
-    ``votes`` says, by object id, how the person detector's looks voted (``parts.class_votes``).
+    ``votes`` says, by object id, how the person detector's looks voted (``parts.class_votes``);
+    ``frame_of`` gives a sampled frame (RGB) by sample index, to measure objects' colours.
     """
     last_t = float(frames[-1]["t_s"]) if frames else 0.0
-    b = _Builder(cfg, last_t, object_ids or {}, votes or {})
+    b = _Builder(cfg, last_t, object_ids or {}, votes or {}, frame_of)
     b.world.zones = [
         {"zone_id": b.zone_ids[z.name], "name": z.name, "polygon": [list(p) for p in z.polygon]}
         for z in cfg.zones
@@ -355,18 +383,22 @@ def build_world_state(
 
 
 @task(name="world_state", cache_policy=NONE)
-def world_state_task(ctx: RunContext) -> list[SpanPlan]:
-    """Build the world state; writes objects, zones, events and relations; returns the spans."""
+def world_state_task(ctx: RunContext, frames: FrameFile | None = None) -> list[SpanPlan]:
+    """Build the world state; writes objects, zones, events and relations; returns the spans.
+
+    ``frames`` are the sampled frames at the analysis size (their pixels give colours).
+    """
     ctx.report("world_state")
     out = ctx.layout.out_dir
-    frames = read_rows(out, "frames")
+    rows = read_rows(out, "frames")
     table = read_table(out, "tracks")
     tracks = detections_from_table(table)
     numbered = {number: object_id for object_id, number in track_numbers(table).items()}
     step = 1.0 / ctx.sample_fps
     cfg = WorldConfig(ctx.options.zone_specs(), step, dwell_s=ctx.settings.dwell_s)
     votes = class_votes(table, read_table(out, "detections"))
-    world = build_world_state(tracks, frames, cfg, numbered, votes)
+    frame_of = frames.__getitem__ if frames is not None and len(frames) else None
+    world = build_world_state(tracks, rows, cfg, numbered, votes, frame_of)
     for name in ("objects", "zones", "events", "relations"):
         write_rows(out, name, getattr(world, name))
     get_run_logger().info(

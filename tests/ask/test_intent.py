@@ -89,7 +89,7 @@ def test_the_left_zone_and_the_verb_left() -> None:
     [
         ("Did a helicopter land?", "unsupported", "helicopter"),
         ("How many dogs are there?", "unsupported", "dogs"),
-        ("What colour is the car?", "unsupported", "colour"),
+        ("What colour is the car?", "unsupported", "car"),
         ("Who is the person in the lobby?", "unsupported", "identity"),
         ("What did they say?", "unsupported", "sound"),
         ("Why did the person stop?", "unsupported", "intent"),
@@ -134,3 +134,62 @@ def test_faces_are_a_subject_only_where_the_face_detector_ran() -> None:
     refused = read("How many faces appeared?", frozenset({"motion", "person", "text"}))
     assert (refused.kind, refused.unsupported) == ("unsupported", "faces")
     assert read("How many cars appeared?", PEOPLE_RUN).kind == "unsupported"
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "action", "negation"),
+    [
+        ("how many objects never stopped", "count", "dwell", "never"),
+        ("which objects did not stop", "list", "dwell", "not"),
+        ("how many things didn't wait", "count", "dwell", "didn't"),
+        # a leading negative auxiliary asks for confirmation: no negation
+        ("didn't the blue one wait?", "exists", "dwell", None),
+        ("wasn't there a yellow object", "exists", "appear", None),
+    ],
+)
+def test_negations_are_read_not_dropped(
+    question: str, kind: str, action: str | None, negation: str | None
+) -> None:
+    intent = read(question)
+    assert (intent.kind, intent.action, intent.negation) == (kind, action, negation)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "subject"),
+    [
+        ("red object seen?", "exists", "object"),  # terse: no shape word
+        ("signs?", "text", "text"),
+        ("scene change time", "when", "scene_change"),
+        ("HOW MANY OBJECTS WERE THERE", "count", "object"),  # capitals name no text here
+        ("how many objects appaered", "count", "object"),  # two letters swapped
+        ("give me a quick summary of the footage", "summary", "object"),
+        ("what's going on around 0:42", "between", "object"),
+    ],
+)
+def test_terse_shouted_and_misspelt_questions(question: str, kind: str, subject: str) -> None:
+    intent = read(question)
+    assert (intent.kind, intent.subject, intent.quoted) == (kind, subject, None)
+
+
+def test_a_quick_object_is_not_a_quick_summary() -> None:
+    assert read("did a quick object appear").kind == "not_understood"
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("did something appear 5 seconds after the cut", "5 seconds"),  # an offset, not a window
+        ("how many objects appeared since 0:30", "since"),
+        ("how many objects appeared after the blue one left", "after"),
+        ("which zone did the green object end in", "end"),
+        ("what happened at the start", "start"),
+        ("did the blue object move quickly", "quickly"),
+        ("did every object stop?", "every"),  # one that did is no "yes"
+        ("did only the blue one wait", "only"),
+    ],
+)
+def test_a_qualifier_the_reader_cannot_compute_is_named_not_dropped(
+    question: str, word: str
+) -> None:
+    intent = read(question)
+    assert (intent.kind, intent.unknown_word) == ("not_understood", word)

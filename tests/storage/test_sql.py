@@ -24,7 +24,7 @@ from storage.artifacts.analyst_views import (
     run_query,
     view_names,
 )
-from storage.artifacts.schemas import ARTIFACTS, doc_of
+from storage.artifacts.schemas import ARTIFACTS, SCHEMA_VERSION, doc_of
 from testkit.s3 import S3Server
 from tests.fixtures.analyst_runs import PUBLISHED_EVENT_COUNTS, build_tree
 from ves.errors import InvalidRequest
@@ -110,7 +110,11 @@ def test_runs_view_reads_the_manifests(open_views: Opener, data_dir: Path) -> No
     table = run_query(conn, "SELECT * FROM runs WHERE run_id = 'run_a'")
     assert table.schema.names == RUNS.names
     (run,) = table.to_pylist()
-    assert (run["tenant_id"], run["video_id"], run["schema_version"]) == ("acme", "vid_a", 2)
+    assert (run["tenant_id"], run["video_id"], run["schema_version"]) == (
+        "acme",
+        "vid_a",
+        SCHEMA_VERSION,
+    )
     assert run["published_at"].tzinfo is not None
     files = {f["name"]: f["rows"] for f in run["files"]}
     assert files == {"events.parquet": 3, "objects.parquet": 2, "evidence.parquet": 1}

@@ -1,0 +1,48 @@
+"""Which objects a question's qualifiers keep: colour, direction of travel, and the window's
+meaning (coming into view in it, going out of view in it, or being in view during it)."""
+
+from __future__ import annotations
+
+from ask.intent import Intent
+from ask.world import RunWorld, Thing
+
+MIN_COLOUR_CONFIDENCE = 0.2  # below this a measured colour is not claimed
+MIN_HEADING = 0.15  # frame widths of net travel before an object "moved left/right"
+
+
+def measures_colour(world: RunWorld) -> bool:
+    """Whether this run measured colours (runs before schema version 3 did not)."""
+    return any(t.colour is not None for t in world.physical)
+
+
+def colour_of(thing: Thing) -> str | None:
+    """The thing's measured colour when sure enough to say it."""
+    sure = thing.colour_confidence >= MIN_COLOUR_CONFIDENCE
+    return thing.colour if sure else None
+
+
+def heading_of(thing: Thing) -> str | None:
+    if thing.heading_x is None or abs(thing.heading_x) < MIN_HEADING:
+        return None
+    return "left" if thing.heading_x < 0 else "right"
+
+
+def matches(thing: Thing, intent: Intent) -> bool:
+    """Whether ``thing`` satisfies every qualifier of ``intent`` (window aside)."""
+    q = intent.qualifiers
+    if q.colour is not None and colour_of(thing) != q.colour:
+        return False
+    return q.direction is None or heading_of(thing) == q.direction
+
+
+def in_window(thing: Thing, intent: Intent) -> bool:
+    """Coming into view in the window ("appeared after"), going out of it ("left before"), or
+    being in view during it ("visible after")."""
+    window = intent.window
+    if window is None:
+        return True
+    if intent.action == "appear" and not intent.presence:
+        return window[0] <= thing.first_s <= window[1]
+    if intent.action == "disappear":
+        return window[0] <= thing.last_s <= window[1]
+    return thing.last_s >= window[0] and thing.first_s <= window[1]
