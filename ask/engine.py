@@ -176,10 +176,8 @@ def answer_question(world: RunWorld, question: str, phraser: Phraser | None = No
     intent = anchored
     if _asks_people_none_named(world, read):
         claims, caveat = no_people(world), ""
-    elif intent.negation is not None:
-        claims = without(world, intent)
     else:
-        claims = {**COMPOSERS, **SHAPED}[intent.kind](world, intent)
+        claims = _claims_for(world, intent)
     kept, problems = passing(claims, world.spans)
     if problems:
         log.warning("guardrail dropped claims for %r: %s", question, "; ".join(problems))
@@ -202,17 +200,25 @@ def answer_question(world: RunWorld, question: str, phraser: Phraser | None = No
         intent.kind,
         interpreted=intent.interpreted(),
     )
-    if phraser is not None:
-        phrased = phraser.phrase(question, kept)
-        if phrased is not None:
-            # The phraser sees only the checked claims; the confidence, claims and intent (and
-            # the caveat the claims cannot carry) are the engine's.
-            return dataclasses.replace(
-                phrased,
-                answer=phrased.answer + caveat,
-                confidence=deterministic.confidence,
-                claims=deterministic.claims,
-                intent=deterministic.intent,
-                phrased_by="llm",
-            )
-    return deterministic
+    phrased = None if phraser is None else phraser.phrase(question, kept)
+    return deterministic if phrased is None else _engine_owned(phrased, deterministic, caveat)
+
+
+def _claims_for(world: RunWorld, intent: Intent) -> list[Claim]:
+    """The claims the composer of the intent's kind makes (a denied action: its own)."""
+    if intent.negation is not None:
+        return without(world, intent)
+    return {**COMPOSERS, **SHAPED}[intent.kind](world, intent)
+
+
+def _engine_owned(phrased: Answer, deterministic: Answer, caveat: str) -> Answer:
+    """A phrased answer whose confidence, claims and intent (and the caveat the claims cannot
+    carry) are the engine's: the phraser sees only the checked claims."""
+    return dataclasses.replace(
+        phrased,
+        answer=phrased.answer + caveat,
+        confidence=deterministic.confidence,
+        claims=deterministic.claims,
+        intent=deterministic.intent,
+        phrased_by="llm",
+    )

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tasks.detections import Detections
+from tasks.geometry import box_iou
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -89,10 +90,7 @@ def look_distance(a: npt.ArrayLike, b: npt.ArrayLike) -> F64:
 
 def overlapping(a: npt.ArrayLike, b: npt.ArrayLike) -> BoolArray:
     """``(A, B)``: which boxes of ``a`` ``(A, 4)`` and ``b`` ``(B, 4)`` share some area."""
-    a64, b64 = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    ix = np.minimum(a64[:, None, 2], b64[None, :, 2]) - np.maximum(a64[:, None, 0], b64[None, :, 0])
-    iy = np.minimum(a64[:, None, 3], b64[None, :, 3]) - np.maximum(a64[:, None, 1], b64[None, :, 1])
-    return np.asarray((ix > 0) & (iy > 0), dtype=bool)
+    return np.asarray(box_iou(a, b) > 0, dtype=bool)
 
 
 def clean_rows(boxes: F32) -> BoolArray:
