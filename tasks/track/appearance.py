@@ -40,6 +40,7 @@ BINS = HUE_BINS * SAT_BINS + GREY_BINS
 GREY_SAT = 0.25  # below this saturation a pixel's hue is noise: it counts by its value
 INNER = 0.7  # the central share of the box's width and height that is counted
 MODEL_RATE = 0.3  # weight of a new clean look in the running mean of a track's model
+LOOK_FLOOR = 0.1  # a wholly different look scales a pair's affinity by this squared
 
 
 def box_looks(frame: Frame, boxes: F32) -> F32:
@@ -132,3 +133,26 @@ def detection_looks(dets: Detections, frame_at: Callable[[int], Frame | None]) -
             rows = dets.frame_index == index
             looks[rows] = box_looks(frame, dets.boxes[rows])
     return looks
+
+
+def no_looks(n: int) -> F64:
+    """``(n, BINS)`` zeros: n looks unknown."""
+    return np.zeros((n, BINS), dtype=np.float64)
+
+
+def look_factor(distance: F64) -> F64:
+    """What a look ``distance`` (0..1) scales a pair's affinity by: ``max(1 - d, LOOK_FLOOR)``
+    squared. Squared, so that where places disagree only a little (a merged box, a prediction
+    that overshot) colours decide; floored, so that no pair is refused on looks alone."""
+    return np.asarray(np.maximum(1.0 - distance, LOOK_FLOOR) ** 2, dtype=np.float64)
+
+
+def frame_looks(dets: Detections, looks: F64 | None) -> F64:
+    """``looks`` with the rows of boxes that overlap another box of the frame zeroed (unknown);
+    all zeros without looks."""
+    if looks is None:
+        return no_looks(len(dets))
+    looks = np.asarray(looks, dtype=np.float64)
+    if looks.shape != (len(dets), BINS):
+        raise ValueError(f"looks must have shape ({len(dets)}, {BINS}), got {looks.shape}")
+    return np.where(clean_rows(dets.boxes)[:, None], looks, 0.0)

@@ -38,8 +38,9 @@ catches exactly those: the object is near where it was last seen.
 
 Appearance (issue 30). When each box comes with a LOOK (a colour histogram,
 ``tasks.track.appearance``), every track keeps a model of its clean looks, and each pass scales
-a pair's affinity by ``look_factor(distance)`` (Bhattacharyya distance 0..1, where both are
-known): 1 for the same colours, down to ``LOOK_FLOOR`` squared for none in common.
+a pair's affinity by ``appearance.look_factor(distance)`` (Bhattacharyya distance 0..1, where
+both are known): 1 for the same colours, down to ``appearance.LOOK_FLOOR`` squared for none in
+common.
 Nothing is refused on looks alone (a light switched on changes them), but where two tracks can
 reach the same boxes, as when objects cross or one comes out from behind another, each box goes
 to the track it looks like. Looks of boxes that overlap another box of their frame are not
@@ -73,7 +74,6 @@ _REACH_PER_S = 2.5
 _REACH_MAX = 2.5
 _TENTATIVE_MISSES = 1  # sampled frames a tentative track may miss and still be confirmed
 _TIME_EPS = 1e-3  # t_s is float32: a 3 s gap must not read as 3.0000002 s
-LOOK_FLOOR = 0.1  # a wholly different look scales a pair's affinity by this squared (see above)
 
 
 class _Place(Flag):
@@ -172,11 +172,9 @@ class _Tracks:
 
 
 def _no_tracks() -> _Tracks:
-    return _Tracks.start(np.zeros(0, dtype=np.int64), Detections.empty(), 0, 0.0, _no_looks(0))
-
-
-def _no_looks(n: int) -> F64:
-    return np.zeros((n, appearance.BINS), dtype=np.float64)
+    return _Tracks.start(
+        np.zeros(0, dtype=np.int64), Detections.empty(), 0, 0.0, appearance.no_looks(0)
+    )
 
 
 class Tracker:
@@ -194,7 +192,7 @@ class Tracker:
         self._next_public = 1
         self._frame: int | None = None
         self._t = 0.0
-        self._looks = _no_looks(0)  # the current frame's clean looks, one row per box
+        self._looks = appearance.no_looks(0)  # the current frame's clean looks, one row per box
 
     def update(
         self, frame_index: int, t_s: float, dets: Detections, looks: F64 | None = None
@@ -213,7 +211,7 @@ class Tracker:
         self, frame_index: int, t_s: float, dets: Detections, looks: F64 | None = None
     ) -> IntArray:
         """Like ``update`` but return each row's track KEY (tentative tracks have one too)."""
-        self._looks = _clean_looks(dets, looks)
+        self._looks = appearance.frame_looks(dets, looks)
         self._advance(frame_index, t_s)
         track_rows, det_rows = self._associate(dets, frame_index)
         self._correct(track_rows, dets.select(det_rows), frame_index, t_s)
@@ -297,7 +295,7 @@ class Tracker:
         same_class = tracks.class_ids[track_rows][:, None] == dets.class_ids[None, :]
         affinity = np.where(same_class, affinity, 0.0)
         distance = appearance.look_distance(tracks.model[track_rows], self._looks[det_rows])
-        return np.where(np.isnan(distance), affinity, affinity * look_factor(distance))
+        return np.where(np.isnan(distance), affinity, affinity * appearance.look_factor(distance))
 
     def _correct(
         self, track_rows: IntArray, dets: Detections, frame_index: int, t_s: float
@@ -344,26 +342,6 @@ class Tracker:
 
 
 Frame = tuple[int, float, IntArray]  # (frame_index, t_s, rows of dets)
-
-
-def look_factor(distance: F64) -> F64:
-    """What a look ``distance`` (0..1) scales a pair's affinity by: ``max(1 - d, LOOK_FLOOR)``
-    squared. Squared, so that where places disagree only a little (a merged box, a prediction
-    that overshot) colours decide; floored, so that no pair is refused on looks alone."""
-    return np.asarray(np.maximum(1.0 - distance, LOOK_FLOOR) ** 2, dtype=np.float64)
-
-
-def _clean_looks(dets: Detections, looks: F64 | None) -> F64:
-    """``looks`` with the rows of boxes that overlap another box of the frame zeroed (unknown);
-    all zeros without looks."""
-    if looks is None:
-        return _no_looks(len(dets))
-    looks = np.asarray(looks, dtype=np.float64)
-    if looks.shape != (len(dets), appearance.BINS):
-        raise ValueError(
-            f"looks must have shape ({len(dets)}, {appearance.BINS}), got {looks.shape}"
-        )
-    return np.where(appearance.clean_rows(dets.boxes)[:, None], looks, 0.0)
 
 
 def _at_edge(boxes: F64, margin: float) -> BoolArray:

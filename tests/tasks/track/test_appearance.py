@@ -21,9 +21,10 @@ from tasks.track.appearance import (
     clean_rows,
     detection_looks,
     look_distance,
+    look_factor,
     updated_models,
 )
-from tasks.track.bytetrack import look_factor, track_detections
+from tasks.track.bytetrack import track_detections
 from tasks.track.stage import thumbnail_reader, track_table
 
 RED, BLUE, GREY = (200, 30, 30), (30, 40, 200), (128, 128, 128)
