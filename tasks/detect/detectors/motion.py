@@ -44,6 +44,7 @@ from tasks.detect.detectors.background import (
     Mask,
     frame_gain,
     ghost_regions,
+    remap_background,
     update_background,
 )
 from tasks.detect.detectors.base import FrameView
@@ -91,6 +92,15 @@ class MotionConfig(BaseModel):
             background restarts from that frame, which gives no boxes (Frigate recalibrates too,
             at 80 %). Lower here because the selective update would otherwise keep a frame-wide
             box for minutes: the lobby's cut changes only 46 % of a grey frame by > 25 levels.
+        remap_max_fraction: before restarting on a frame-wide change, the background is
+            remapped to the frame's new look (``remap_background``: an exposure reset, an
+            infrared filter switching); when that leaves at most this fraction of the frame
+            changed, it was the same place in a new look, and the background keeps the remap,
+            so whatever was moving or standing there stays foreground (a restart would take it
+            into the background, and leave its ghost when it moves). Small, because a cut
+            between two plain pictures is also explained by a remap all but 7 to 15 % (the
+            lobby's cut, measured) and each pixel left over would be change for minutes.
+            0 restarts on every frame-wide change.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -106,6 +116,7 @@ class MotionConfig(BaseModel):
     max_changed_fraction: float = Field(0.35, gt=0.0, le=1.0)
     follow_gain: bool = True
     ghost_edge_ratio: float = Field(0.6, ge=0.0, le=1.0)
+    remap_max_fraction: float = Field(0.05, ge=0.0, le=1.0)
 
 
 def check_frame(frame: Frame) -> None:
@@ -266,6 +277,7 @@ class MotionDetector:
         self.frames_seen = 0
         self._background: FloatImage | None = None
         self._frames_since_reset = 0
+        self.remapped: list[int] = []  # frames where the background took a new look, in order
 
     def reset(self, grey: Frame) -> None:
         """Start a new background from ``grey`` (first frame, or the first after a scene cut)."""
@@ -327,15 +339,22 @@ class MotionDetector:
         diff = difference_image(planes, background)
         mask = mask_changes(diff, self.config.threshold, self.config.open_px)
         if mask.mean() > self.config.max_changed_fraction:
-            return self._restart(planes)
+            background = remap_background(background, planes)
+            diff = difference_image(planes, background)
+            mask = mask_changes(diff, self.config.threshold, self.config.open_px)
+            if mask.mean() > self.config.remap_max_fraction:
+                return self._restart(planes)
+            self._background = background
+            self.remapped.append(frame_index)
         if ignore is not None and len(ignore):
             self._forget(mask, ignore, background, planes)
+        # Ghosts are looked for in each region of change before regions are merged (a thing
+        # that stood where the background began and stopped again nearby is two regions, its
+        # ghost and itself, merged into one box whose outline is the thing's), then in the
+        # merged boxes (a ghost in fragments).
+        self._forget_ghosts(find_regions(mask, diff)[0], mask, planes, background)
         boxes, scores = boxes_from_mask(mask, diff, self.config)
-        ghosts = ghost_regions(mask, boxes, planes, background, self.config.ghost_edge_ratio)
-        for x1, y1, x2, y2 in boxes[ghosts].astype(np.int64):
-            gone = mask[y1:y2, x1:x2]  # the ghost's pixels become background at once
-            background[:, y1:y2, x1:x2][:, gone] = planes[:, y1:y2, x1:x2][:, gone]
-            mask[y1:y2, x1:x2] &= ~gone
+        ghosts = self._forget_ghosts(boxes, mask, planes, background)
         boxes, scores = boxes[~ghosts], scores[~ghosts]
         self._learn(background, planes, mask)
         height, width = mask.shape
@@ -353,6 +372,18 @@ class MotionDetector:
             cols = slice(max(int(x1) - 1, 0), min(int(np.ceil(x2)) + 1, width))
             mask[rows, cols] = False
             background[:, rows, cols] = planes[:, rows, cols]
+
+    def _forget_ghosts(
+        self, boxes: Boxes, mask: Mask, planes: FloatImage, background: FloatImage
+    ) -> npt.NDArray[np.bool_]:
+        """Which of ``boxes`` are ghosts (``ghost_regions``); their pixels leave ``mask`` and
+        become background at once."""
+        ghosts = ghost_regions(mask, boxes, planes, background, self.config.ghost_edge_ratio)
+        for x1, y1, x2, y2 in boxes[ghosts].astype(np.int64):
+            gone = mask[y1:y2, x1:x2].copy()
+            background[:, y1:y2, x1:x2][:, gone] = planes[:, y1:y2, x1:x2][:, gone]
+            mask[y1:y2, x1:x2] &= ~gone
+        return ghosts
 
     def _restart(self, planes: FloatImage) -> Detections:
         """Begin a new background from ``planes``; that frame itself gives no boxes."""
