@@ -6,8 +6,9 @@ looks agree on (``tasks.track.classes``); faces are tracked as objects of their 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -15,7 +16,7 @@ import pyarrow.compute as pc
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
-from storage.artifacts.layout import read_table, write_table
+from storage.artifacts.layout import read_rows, read_table, write_table
 from tasks.context import RunContext
 from tasks.detect.detectors.person import PERSON_CLASS, PersonConfig
 from tasks.detect.text_tracks import explained_by_text
@@ -24,6 +25,7 @@ from tasks.sample.frames import Frame, frame_name, read_rgb
 from tasks.track.appearance import detection_looks
 from tasks.track.bytetrack import TrackerConfig, track_detections
 from tasks.track.classes import apply_votes, vote_classes
+from tasks.track.continuity import split_at_cuts
 from ves.ids import new_id
 
 # A thing seen for less than this is no object of the scene graph: on random scenes such
@@ -73,21 +75,32 @@ def thumbnail_reader(frames_dir: str | Path) -> Callable[[int], Frame | None]:
     return read
 
 
+def scene_cuts(frames: Sequence[Mapping[str, Any]]) -> list[float]:
+    """Times of the sampled frames that follow a scene cut (``refresh_reason`` 'scene_change';
+    a chunk's start is no cut: the video carries on)."""
+    return [float(row["t_s"]) for row in frames if row["refresh_reason"] == "scene_change"]
+
+
 def track_table(
-    table: pa.Table, physical: str, frame_at: Callable[[int], Frame | None] | None = None
+    table: pa.Table,
+    physical: str,
+    frame_at: Callable[[int], Frame | None] | None = None,
+    cuts_s: Sequence[float] = (),
 ) -> tuple[pa.Table, int]:
     """``tracks.parquet`` from ``detections.parquet`` (the pure core of the stage).
 
     The ``physical`` detector's rows are tracked (with each box's colours when ``frame_at``
-    gives the sampled frames' pictures, see ``tasks.track.appearance``); text rows come tracked
-    by the OCR and are kept as they are; motion tracks that are only text appearing are
-    dropped; motion tracks are named by the person detector's looks; faces are tracked on
-    their own.
+    gives the sampled frames' pictures, see ``tasks.track.appearance``), and a track that does
+    not carry on across a scene cut at ``cuts_s`` is ended there (``tasks.track.continuity``);
+    text rows come tracked by the OCR and are kept as they are; motion tracks that are only
+    text appearing are dropped; motion tracks are named by the person detector's looks; faces
+    are tracked on their own.
     """
     dets = detections_from_table(_rows(table, physical))
     text_rows = _rows(table, "ocr")
     looks = None if frame_at is None else detection_looks(dets, frame_at).astype(np.float64)
     tracks = track_detections(dets, TrackerConfig(min_track_s=MIN_TRACK_S), looks=looks)
+    tracks = split_at_cuts(tracks, cuts_s, MIN_TRACK_S)
     if physical == "motion" and text_rows.num_rows:
         drop = explained_by_text(tracks, detections_from_table(text_rows))
         tracks = tracks.select(~np.isin(tracks.track_ids, drop))
@@ -110,7 +123,8 @@ def track_task(ctx: RunContext, physical: str, frames_dir: str | None = None) ->
     out = ctx.layout.out_dir
     table = read_table(out, "detections")
     frame_at = None if frames_dir is None else thumbnail_reader(frames_dir)
-    tracks, count = track_table(table, physical, frame_at)
+    cuts = scene_cuts(read_rows(out, "frames"))
+    tracks, count = track_table(table, physical, frame_at, cuts)
     write_table(out, "tracks", tracks)
     get_run_logger().info("%d tracks from %d boxes", count, table.num_rows)
     return count
