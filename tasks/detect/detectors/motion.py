@@ -12,9 +12,20 @@ average at 0.05 per sampled frame swallows an object that stops within about 5 s
 person who stops to wait would vanish and the tracker would lose them. With the selective update
 a dwelling object stays detected for about ``ln(difference / threshold) / foreground_rate``
 sampled frames (minutes), while a slow lighting drift, which never crosses the threshold, is still
-followed. The price is the classic one: whatever stood in the frame when the background was
-(re)started leaves a "ghost" where it stood once it moves away, and that ghost fades only at the
-slow rate too. Hence the restarts at scene cuts and on frame-wide change (``max_changed_fraction``).
+followed (measured: a thing that stops for 8 s stays a box in every sampled frame, and leaves no
+ghost when it goes, ``tests/tasks/track/test_continuity.py``). The price is the classic one:
+whatever stood in the frame when the background was (re)started leaves a "ghost" where it stood
+once it moves away, and that ghost would fade only at the slow rate too; the ghost test
+(``background.ghost_regions``) finds it, in each region of change before regions are merged (a
+thing that stops again near where it stood is otherwise one box with its ghost) and in the
+merged boxes, and the background takes the frame there at once.
+
+Hence, too, as few restarts as possible. The background restarts at the sample stage's scene
+cuts, and on a frame-wide change (``max_changed_fraction``) only when a remap of the background
+to the frame's new look (``background.remap_background``: an exposure reset, a light, an
+infrared filter switching) does not explain it (``remap_max_fraction``): a new look of the same
+place keeps the remapped background, so what was moving or standing there stays foreground.
+Which identities carry on across a cut is the track stage's call (``tasks.track.continuity``).
 
 Fragments are joined by merging their BOXES (``merge_gap``) rather than by a dilation or closing
 of the mask: a dilation fattens every box by its radius (which costs IoU on small objects) and
@@ -98,7 +109,7 @@ class MotionConfig(BaseModel):
             changed, it was the same place in a new look, and the background keeps the remap,
             so whatever was moving or standing there stays foreground (a restart would take it
             into the background, and leave its ghost when it moves). Small, because a cut
-            between two plain pictures is also explained by a remap all but 7 to 15 % (the
+            between two plain pictures is also explained by a remap all but 11 to 15 % (the
             lobby's cut, measured) and each pixel left over would be change for minutes.
             0 restarts on every frame-wide change.
     """
