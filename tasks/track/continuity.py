@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from tasks.detections import Detections
 from tasks.geometry import box_iou
@@ -33,20 +34,29 @@ CONTINUE_IOU = 0.3
 
 
 def split_at_cuts(tracks: Detections, cuts_s: Sequence[float], min_track_s: float) -> Detections:
-    """``tracks`` with every track that does not carry on across a cut split there.
+    """``tracks`` with every track that does not carry on across a cut split there: the rows
+    kept by ``ids_across_cuts``, in the same order, with its ids."""
+    ids = ids_across_cuts(tracks, cuts_s, min_track_s)
+    return tracks.select(ids >= 0).with_track_ids(ids[ids >= 0])
+
+
+def ids_across_cuts(
+    tracks: Detections, cuts_s: Sequence[float], min_track_s: float
+) -> npt.NDArray[np.int64]:
+    """Each row's track id once every track that does not carry on across a cut is split there.
 
     Args:
         tracks: tracked rows (``track_ids`` >= 1), any order.
         cuts_s: times of the first sampled frame after each cut.
-        min_track_s: a part shorter than this after splitting is dropped (as the tracker drops
+        min_track_s: a part shorter than this after splitting gets -1 (as the tracker drops
             short tracks: a fragment is no object).
 
     Returns:
-        The rows kept, in the same order, with ``track_ids`` renumbered 1, 2, 3 ... in order of
-        first appearance.
+        ``(N,)`` ids 1, 2, 3 ... in order of first appearance (the rows' own ids, untouched,
+        without cuts), -1 for rows of parts too short to keep.
     """
     if not len(tracks) or not len(cuts_s):
-        return tracks
+        return tracks.track_ids.copy()
     ids = tracks.track_ids.copy()
     next_id = int(ids.max()) + 1
     for cut in sorted(cuts_s):
@@ -59,7 +69,9 @@ def split_at_cuts(tracks: Detections, cuts_s: Sequence[float], min_track_s: floa
     return _renumbered(tracks, ids, min_track_s)
 
 
-def _carries_on(tracks: Detections, before: np.ndarray, after: np.ndarray) -> bool:
+def _carries_on(
+    tracks: Detections, before: npt.NDArray[np.int64], after: npt.NDArray[np.int64]
+) -> bool:
     """Whether the first box of ``after`` continues the last of ``before`` (rows of one track)."""
     order = before[np.argsort(tracks.t_s[before], kind="stable")]
     last = tracks.boxes[order[-1]].astype(np.float64)
@@ -69,16 +81,15 @@ def _carries_on(tracks: Detections, before: np.ndarray, after: np.ndarray) -> bo
     return bool(box_iou(places, first).max() >= CONTINUE_IOU)
 
 
-def _renumbered(tracks: Detections, ids: np.ndarray, min_track_s: float) -> Detections:
-    """Rows of parts spanning at least ``min_track_s``, ids 1, 2, 3 ... by first appearance."""
-    keep = np.ones(len(ids), dtype=bool)
+def _renumbered(
+    tracks: Detections, ids: npt.NDArray[np.int64], min_track_s: float
+) -> npt.NDArray[np.int64]:
+    """``ids`` renumbered 1, 2, 3 ... by first appearance; -1 for parts under ``min_track_s``."""
     first_t: dict[int, float] = {}
     for track in np.unique(ids):
-        rows = ids == track
-        span = float(tracks.t_s[rows].max() - tracks.t_s[rows].min())
-        keep &= ~rows | (span >= min_track_s - 1e-3)
-        first_t[int(track)] = float(tracks.t_s[rows].min())
-    kept = [t for t in sorted(first_t, key=lambda t: (first_t[t], t)) if keep[ids == t].any()]
+        times = tracks.t_s[ids == track]
+        if float(times.max() - times.min()) >= min_track_s - 1e-3:
+            first_t[int(track)] = float(times.min())
+    kept = sorted(first_t, key=lambda t: (first_t[t], t))
     number = {t: n for n, t in enumerate(kept, 1)}
-    new_ids = np.array([number.get(int(t), -1) for t in ids], dtype=np.int64)
-    return tracks.select(keep).with_track_ids(new_ids[keep])
+    return np.array([number.get(int(t), -1) for t in ids], dtype=np.int64)

@@ -24,8 +24,9 @@ from tasks.detect.detectors.motion import MotionDetector
 from tasks.detections import Detections
 from tasks.geometry import box_iou
 from tasks.sample.scene_score import scene_score
-from tasks.track.bytetrack import TrackerConfig, track_detections
+from tasks.track.bytetrack import TrackerConfig
 from tasks.track.continuity import split_at_cuts
+from tasks.track.sequence import track_detections
 from tasks.track.stage import MIN_TRACK_S
 
 SAMPLE_FPS = 5
