@@ -36,6 +36,7 @@ import numpy.typing as npt
 from tasks.detections import Detections
 from tasks.track.appearance import BINS, Frame, box_looks, clean_rows, look_distance
 
+F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 
 # Most a half's look distance may be for two tracks to be one thing: the largest threshold
@@ -76,9 +77,9 @@ class TrackSummary:
         return self.clean_looks >= MIN_CLEAN_LOOKS
 
 
-def half_boxes(boxes: npt.ArrayLike) -> tuple[F64, F64]:
+def half_boxes(boxes: npt.ArrayLike) -> tuple[F32, F32]:
     """The upper and lower halves ``(N, 4)`` of ``(N, 4)`` boxes."""
-    upper = np.array(boxes, dtype=np.float64).reshape(-1, 4)
+    upper = np.array(boxes, dtype=np.float32).reshape(-1, 4)
     lower = upper.copy()
     middle = (upper[:, 1] + upper[:, 3]) / 2
     upper[:, 3], lower[:, 1] = middle, middle

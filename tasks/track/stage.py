@@ -67,8 +67,8 @@ def face_tracks(table: pa.Table) -> pa.Table | None:
 def with_identities(table: pa.Table, identities: list[str] | None) -> pa.Table:
     """A ``detections``-schema table with each row's ``identity_id`` (all null when None: texts
     and faces are no appearances of a thing)."""
-    column = pa.array(identities or [None] * table.num_rows, pa.string())
-    return table.append_column("identity_id", column)
+    values: list[str | None] = [None] * table.num_rows if identities is None else [*identities]
+    return table.append_column("identity_id", pa.array(values, pa.string()))
 
 
 def thumbnail_reader(frames_dir: str | Path) -> Callable[[int], Frame | None]:
