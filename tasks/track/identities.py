@@ -46,6 +46,9 @@ F64 = npt.NDArray[np.float64]
 LINK_DISTANCE = 0.2
 ASPECT_RATIO = 1.35  # most two tracks' median width/height may differ by, as a factor
 MIN_CLEAN_LOOKS = 3  # fewer clean looks than this: too little seen to recognise it again
+# Clean looks read per track, spread over its time in view: a mean of this many is as steady as
+# one of hundreds, and the thumbnails read (the cost) stop growing with the video's length.
+LOOKS_PER_TRACK = 32
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ class TrackSummary:
         upper, lower: ``(BINS,)`` mean colour histograms of its boxes' upper and lower halves
             over its clean looks (zeros when it had none).
         aspect: median width / height of its boxes (in frame units).
-        clean_looks: how many of its boxes were clean.
+        clean_looks: how many of its clean boxes were looked at (``looked_rows``).
     """
 
     track_id: int
@@ -86,15 +89,30 @@ def half_boxes(boxes: npt.ArrayLike) -> tuple[F32, F32]:
     return upper, lower
 
 
-def half_looks(tracks: Detections, frame_at: Callable[[int], Frame | None]) -> tuple[F64, F64]:
-    """``(N, BINS)`` looks of the upper and lower halves of every row of ``tracks`` in its
-    thumbnail; zeros (unknown) for rows whose box overlaps another box of its frame, or whose
-    frame ``frame_at`` has no picture of."""
-    upper, lower = np.zeros((len(tracks), BINS)), np.zeros((len(tracks), BINS))
+def looked_rows(tracks: Detections) -> npt.NDArray[np.bool_]:
+    """Which rows of ``tracks`` to look at: clean ones (their box overlaps no other box of its
+    frame), at most ``LOOKS_PER_TRACK`` a track, evenly spread over its rows."""
+    clean = np.zeros(len(tracks), dtype=bool)
     for index in np.unique(tracks.frame_index):
         rows = np.flatnonzero(tracks.frame_index == index)
-        rows = rows[clean_rows(tracks.boxes[rows])]
-        frame = frame_at(int(index)) if len(rows) else None
+        clean[rows] = clean_rows(tracks.boxes[rows])
+    chosen = np.zeros(len(tracks), dtype=bool)
+    for track_id in np.unique(tracks.track_ids):
+        rows = np.flatnonzero(clean & (tracks.track_ids == track_id))
+        picks = np.linspace(0, len(rows) - 1, min(len(rows), LOOKS_PER_TRACK)).round()
+        chosen[rows[picks.astype(np.int64)]] = True
+    return chosen
+
+
+def half_looks(tracks: Detections, frame_at: Callable[[int], Frame | None]) -> tuple[F64, F64]:
+    """``(N, BINS)`` looks of the upper and lower halves of the rows of ``tracks`` that
+    ``looked_rows`` picks, each in its thumbnail; zeros (unknown) for every other row and for
+    rows whose frame ``frame_at`` has no picture of."""
+    upper, lower = np.zeros((len(tracks), BINS)), np.zeros((len(tracks), BINS))
+    chosen = looked_rows(tracks)
+    for index in np.unique(tracks.frame_index[chosen]):
+        rows = np.flatnonzero(chosen & (tracks.frame_index == index))
+        frame = frame_at(int(index))
         if frame is not None:
             top, bottom = half_boxes(tracks.boxes[rows])
             upper[rows], lower[rows] = box_looks(frame, top), box_looks(frame, bottom)
