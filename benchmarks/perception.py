@@ -25,17 +25,23 @@ import dataclasses
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from storage.artifacts.layout import RunLayout, artifact_path
 from storage.artifacts.reads import ArtifactReader
 from synthetic import random_scene
 from synthetic.scoring import summarise
+from tasks.sample.frames import FRAMES_DIR
 from testkit.perception import SEED_RANGES, ScoredScene, run_scene
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "perception"
@@ -64,12 +70,18 @@ def provenance(range_name: str, seeds: list[int]) -> str:
     return f"commit {stamp}; command `{command}`; {range_name} seeds {seeds[0]}..{seeds[-1]}"
 
 
-def run_mode(mode: str, seeds: list[int], data_dir: Path, scores: Path | None) -> list[ScoredScene]:
+def run_mode(
+    mode: str, seeds: list[int], data_dir: Path, scores: Path | None, keep: Path | None = None
+) -> list[ScoredScene]:
     reader = ArtifactReader()
     scored = []
     for n, seed in enumerate(seeds, 1):
         started = time.perf_counter()
-        done = run_scene(random_scene(seed), seed, mode, data_dir, reader)
+        with keeping(None if keep is None else keep / str(seed)):
+            done = run_scene(random_scene(seed), seed, mode, data_dir, reader)
+        if keep is not None:
+            for name in ("detections", "frames"):
+                shutil.copy(artifact_path(done.run_dir, name), keep / str(seed))
         scored.append(done)
         write_score(scores, done)
         s = done.score
@@ -81,6 +93,25 @@ def run_mode(mode: str, seeds: list[int], data_dir: Path, scores: Path | None) -
             flush=True,
         )
     return scored
+
+
+@contextmanager
+def keeping(folder: Path | None) -> Iterator[None]:
+    """While a scene runs, keep its sampled thumbnails in ``folder/frames`` when its work folder
+    is discarded (for ``benchmarks/retrack.py``, which replays the later stages on them)."""
+    if folder is None:
+        yield
+        return
+    discard = RunLayout.discard
+
+    def keep_then_discard(layout: RunLayout) -> None:
+        frames = layout.scratch_dir / FRAMES_DIR
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(frames, folder / FRAMES_DIR, ignore=shutil.ignore_patterns("*.u8", "text"))
+        discard(layout)
+
+    with mock.patch.object(RunLayout, "discard", keep_then_discard):
+        yield
 
 
 def print_table(mode: str, scored: list[ScoredScene], source: str) -> None:
@@ -113,12 +144,19 @@ def main() -> None:
     parser.add_argument(
         "--scores", type=Path, help="append every scene's score to this file (JSON lines)"
     )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="keep what the later stages read, per scene, under KEEP/<range>/<seed> "
+        "(replayed by benchmarks/retrack.py)",
+    )
     args = parser.parse_args()
     from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
     seeds = range_seeds(args.range, args.scenes)
     source = provenance(args.range, seeds)
+    keep_dir = None if args.keep is None else args.keep / args.range
     with (
         tempfile.TemporaryDirectory() as tmp,
         temporary_settings({PREFECT_LOGGING_TO_API_ENABLED: False}),
@@ -129,7 +167,8 @@ def main() -> None:
         CACHE.mkdir(parents=True, exist_ok=True)
         (data_dir / "media").symlink_to(CACHE)
         results = {
-            mode: run_mode(mode, seeds, data_dir, args.scores) for mode in args.modes.split(",")
+            mode: run_mode(mode, seeds, data_dir, args.scores, keep_dir)
+            for mode in args.modes.split(",")
         }
     for mode, scored in results.items():
         print_table(mode, scored, source)
