@@ -41,8 +41,8 @@ F64 = npt.NDArray[np.float64]
 
 # Most a half's look distance may be for two tracks to be one thing: the largest threshold
 # (in steps of 0.05) at which at most 5 % of pairs of DIFFERENT things look alike, on the street
-# clip and on synthetic tuning seeds (benchmarks/identities.py: the street's people in view
-# together bound it, 5 % of them are within 0.21; synthetic things' 5 % is near 0.4).
+# clip and on synthetic tuning seeds (benchmarks/identities.py; at 0.25 the street's people in
+# view together pass 6.2 %, things of different synthetic scenes 5.2 %).
 LINK_DISTANCE = 0.2
 ASPECT_RATIO = 1.35  # most two tracks' median width/height may differ by, as a factor
 MIN_CLEAN_LOOKS = 3  # fewer clean looks than this: too little seen to recognise it again
