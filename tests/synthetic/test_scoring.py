@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from synthetic import GroundTruth, MovingObject, SceneSpec, TextSign, ground_truth
-from synthetic.scoring import interval_iou, score_scene, summarise
+from synthetic.scoring import interval_iou, score_scene
+from synthetic.summary import summarise
 
 FPS = 10
 WIDE, HIGH = 320, 240
