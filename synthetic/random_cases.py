@@ -14,7 +14,8 @@ no other lighting) with its signs, around one case (two in half the scenes):
 * ``shadow``: every object casts a soft shadow at its feet, which is no object and lies partly
   outside the truth box;
 * ``photo``: a photo backdrop, and photo sprites on most objects (``synthetic.photos``);
-* ``pair``: two objects walk a few px apart (``synthetic.case_paths``); half the pairs part.
+* ``pair``: two objects walk a few px apart (``synthetic.case_paths``), both in view together
+  for at least 2 s; half the pairs part.
 
 A scene without ``return`` or ``pair`` has one or two objects walking across the frame. Each
 object is in view for at least 1.5 s; paths that are not are redrawn faster.
@@ -27,19 +28,20 @@ from dataclasses import replace
 
 import numpy as np
 
-from synthetic.case_paths import case_speed, pair, stay, visit, walk
+from synthetic.case_paths import GAP_PX, case_speed, pair, stay, visit, walk
 from synthetic.patterns import OBJECT_PATTERNS
 from synthetic.photos import BACKDROP_PHOTOS, SPRITE_PHOTOS
 from synthetic.random_motion import visible_frames, vivid_colours
 from synthetic.random_scene import EXTENSIONS, RandomScene, draw_stage
 from synthetic.random_signs import random_signs
-from synthetic.scene import MovingObject, SceneSpec, object_box, position_at
+from synthetic.scene import MovingObject, SceneSpec, object_box, object_place, position_at
 
 CASES = ("picture_change", "return", "non_rigid", "shadow", "photo", "pair")
 FAMILY = "cases"
 AWAY_S = (1.5, 4.0)
 EXPOSURE_JUMP = (0.35, 0.6)
 MIN_VISIBLE_S = 1.5
+TOGETHER_S = 2.0
 _TWO_CASES_P = 0.5
 _SPRITE_P = 0.7
 _WALKER_P = 0.6
@@ -131,20 +133,43 @@ def _walkers(
     return [replace(look, keyframes=walk(rng, spec, look.size, speed)) for look in looks]
 
 
+def _apart_px(spec: SceneSpec, first: MovingObject, second: MovingObject, index: int) -> float:
+    """How far apart two objects' boxes are in a frame (inf when either is out of view)."""
+    if object_box(spec, first, index) is None or object_box(spec, second, index) is None:
+        return math.inf
+    (ax, ay), (bx, by) = (object_place(spec, o, index) or (0, 0) for o in (first, second))
+    dx = max(bx - ax - first.size[0], ax - bx - second.size[0])
+    return max(dx, by - ay - first.size[1], ay - by - second.size[1])
+
+
+def _together(spec: SceneSpec, first: MovingObject, second: MovingObject) -> int:
+    """Frames in which both of a pair are in view, walking at most ``GAP_PX`` apart."""
+    near = GAP_PX[1] + 1
+    return sum(_apart_px(spec, first, second, i) <= near for i in range(spec.frame_count))
+
+
+def _planned(
+    rng: np.random.Generator, spec: SceneSpec, looks: list[MovingObject], plan: str, speed: float
+) -> list[MovingObject]:
+    """One draw of the paths of ``looks`` by ``plan`` ("return", "pair" or "walk")."""
+    if plan == "return":
+        return _returning(rng, spec, looks[0], speed)
+    if plan == "pair":
+        return _paired(rng, spec, looks, speed)
+    return _walkers(rng, spec, looks, speed)
+
+
 def _drawn(
     rng: np.random.Generator, spec: SceneSpec, looks: list[MovingObject], plan: str
 ) -> list[MovingObject]:
-    """Paths for ``looks`` by ``plan`` ("return", "pair" or "walk"), redrawn until in view."""
+    """Paths for ``looks`` by ``plan``, redrawn faster until each object is in view for
+    ``MIN_VISIBLE_S`` (and a pair together for ``TOGETHER_S``)."""
     speed = case_speed(rng, spec)
-    make = {
-        "return": lambda s: _returning(rng, spec, looks[0], s),
-        "pair": lambda s: _paired(rng, spec, looks, s),
-    }
     objects: list[MovingObject] = []
     for attempt in range(_ATTEMPTS):
-        draw = make.get(plan, lambda s: _walkers(rng, spec, looks, s))
-        objects = draw(speed * _FASTER**attempt)
-        if _visible(spec, objects):
+        objects = _planned(rng, spec, looks, plan, speed * _FASTER**attempt)
+        together = plan != "pair" or _together(spec, *objects) >= TOGETHER_S * spec.fps
+        if together and _visible(spec, objects):
             return objects
     return objects
 
