@@ -178,15 +178,13 @@ def _case_objects(
     rng: np.random.Generator, spec: SceneSpec, cases: tuple[str, ...]
 ) -> tuple[MovingObject, ...]:
     """The scene's objects: the returning one and the pair when asked for, else 1..2 walkers."""
-    plans = [c for c in ("return", "pair") if c in cases] or ["walk"]
+    plans: list[str] = [c for c in ("return", "pair") if c in cases] or ["walk"]
     counts = {"return": 1, "pair": 2, "walk": int(rng.integers(1, 3))}
     colours = vivid_colours(rng, sum(counts[p] for p in plans))
+    names = (f"object{k + 1}" for k in range(len(colours)))
     objects: list[MovingObject] = []
     for plan in plans:
-        looks = [
-            _look(rng, spec, f"object{len(objects) + k + 1}", colours.pop(0), cases)
-            for k in range(counts[plan])
-        ]
+        looks = [_look(rng, spec, next(names), colours.pop(0), cases) for _ in range(counts[plan])]
         objects += _drawn(rng, spec, looks, plan)
     return tuple(objects)
 
