@@ -72,7 +72,7 @@ class Summary:
     def _identity_rows(self) -> list[tuple[str, str, str]]:
         """The identity figures, or one row saying why there are none."""
         if not self.identity_scenes:
-            return [("distinct identities", "not scored (no identity_id)", "")]
+            return [("distinct identities (the run has no identity_id)", "not scored", "")]
         return [
             ("scenes with the exact distinct identities", f"{self.identities_exact:.1%}", ""),
             ("returns recognised as one identity", self.returns_recognised, ""),
