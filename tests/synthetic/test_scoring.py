@@ -171,8 +171,8 @@ def test_truth_counts_appearances_and_identities(returning: GroundTruth) -> None
     assert (score.truth_objects, score.truth_identities, score.returns) == (3, 2, 1)
     assert score.predicted_identities is None and score.identities_exact is None
     assert summarise([score]).rows()[-1] == (
-        "distinct identities",
-        "not scored (no identity_id)",
+        "distinct identities (the run has no identity_id)",
+        "not scored",
         "",
     )
 
