@@ -16,7 +16,8 @@ y2``. Nothing here reads files.
   matched track changes from one matched frame to the next.
 - Texts match when the read string equals the truth's (case and spaces ignored) and the seen
   intervals overlap; first/last errors are measured on matched texts.
-- Identities, scored only when the run's objects carry an ``identity_id``: truth objects are
+- Identities, scored only when the run's objects have an ``identity_id`` column (a null one, as
+  on faces, counts for no identity): truth objects are
   appearances, and appearances sharing an ``identity`` are one thing (one that left and came
   back). The distinct identities are exact when the run's physical objects carry as many
   distinct ``identity_id`` as the truth has identities; a return is recognised when every
@@ -282,6 +283,7 @@ def score_scene(
     asked_count: int | None = None,
 ) -> SceneScore:
     """Every figure of one scene (see the module doc)."""
+    objects = list(objects)
     predicted = predicted_objects(objects, tracks, truth.fps)
     physical = [p for p in predicted if p.cls != TEXT]
     score = SceneScore(len(truth.objects), len(physical), asked_count=asked_count)
@@ -292,9 +294,23 @@ def score_scene(
         score.first_errors_s.append(abs(pred.first_s - obj.first_seen_s))
         score.last_errors_s.append(abs(pred.last_s - obj.last_seen_s))
     score_identity(truth, physical, sampled_frames, score)
-    score_identities(truth, physical, matches, score)
+    if any("identity_id" in row for row in objects):
+        score_identities(truth, physical, matches, score)
+    else:
+        score_appearances(truth, score)
     score_texts(truth, [p for p in predicted if p.cls == TEXT], score)
     return score
+
+
+def score_appearances(truth: GroundTruth, score: SceneScore) -> dict[str, list[str]]:
+    """The truth's identities and how many were seen more than once; returns each identity's
+    appearances (truth object names)."""
+    appearances: dict[str, list[str]] = {}
+    for obj in truth.objects:
+        appearances.setdefault(obj.identity, []).append(obj.name)
+    score.truth_identities = len(appearances)
+    score.returns = sum(len(names) > 1 for names in appearances.values())
+    return appearances
 
 
 def score_identities(
@@ -303,16 +319,10 @@ def score_identities(
     matches: Sequence[tuple[ObjectTruth, Predicted]],
     score: SceneScore,
 ) -> None:
-    """Distinct identities and recognised returns (see the module doc); skipped, leaving
-    ``None``, when no physical object carries an ``identity_id``."""
-    appearances: dict[str, list[str]] = {}
-    for obj in truth.objects:
-        appearances.setdefault(obj.identity, []).append(obj.name)
-    score.truth_identities = len(appearances)
-    score.returns = sum(len(names) > 1 for names in appearances.values())
-    if not physical or any(p.identity is None for p in physical):
-        return
-    score.predicted_identities = len({p.identity for p in physical})
+    """Distinct identities and recognised returns (see the module doc), for a run whose
+    objects have an ``identity_id`` column (null on some, e.g. faces: those count for none)."""
+    appearances = score_appearances(truth, score)
+    score.predicted_identities = len({p.identity for p in physical if p.identity is not None})
     given = {obj.name: pred.identity for obj, pred in matches}
     carried = {k: {given.get(n) for n in names} for k, names in appearances.items()}
     score.returns_recognised = sum(

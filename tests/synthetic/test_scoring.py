@@ -194,3 +194,14 @@ def test_identities_are_scored_when_the_run_carries_them(
     summary = summarise([score])
     assert summary.identity_scenes == 1
     assert summary.returns_recognised == f"{recognised} of 1"
+
+
+def test_an_object_with_a_null_identity_counts_for_no_identity(returning: GroundTruth) -> None:
+    objects = identified_run(returning, ["id_a", "id_a", "id_b"])
+    objects.append({**_object("obj_face", 1.0, 2.0, "face"), "identity_id": None})
+    score = score_scene(returning, objects, _tracks(returning), frames(returning))
+    assert (score.predicted_identities, score.identities_exact, score.returns_recognised) == (
+        2,
+        True,
+        1,
+    )
