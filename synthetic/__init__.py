@@ -7,10 +7,10 @@ and ``write_video`` encodes with libx264 so that frame ``i`` shows at ``i / fps`
 returns, non-rigid shapes, shadows, photos, pairs).
 """
 
+from synthetic.cases import CASES, random_case_scene
 from synthetic.encode import write_video
 from synthetic.lighting import LightingChange
 from synthetic.patterns import OBJECT_PATTERNS
-from synthetic.random_cases import CASES, random_case_scene
 from synthetic.random_scene import RandomScene, random_scene, random_scenes
 from synthetic.render import render_frame
 from synthetic.scene import (

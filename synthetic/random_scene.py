@@ -52,7 +52,7 @@ _CLEAN_P = 0.5
 class RandomScene:
     """A generated scene: its spec, and the container extension to write it with.
 
-    ``cases`` names what a scene of the cases family (``synthetic.random_cases``) is built
+    ``cases`` names what a scene of the cases family (``synthetic.cases.scenes``) is built
     around; ``random_scene``'s scenes have none.
     """
 

@@ -3,7 +3,7 @@
 The held-out seeds' figures (``testkit.perception.SEED_RANGES``) compare runs before and after a
 change, so a change to the generator's other families, or to the renderer, must leave these
 scenes' pixels and truth as they were. The digests were computed on main before the cases family
-(``synthetic.random_cases``) was added.
+(``synthetic.cases.scenes``) was added.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ no other lighting) with its signs, around one case (two in half the scenes):
 * ``shadow``: every object casts a soft shadow at its feet, which is no object and lies partly
   outside the truth box;
 * ``photo``: a photo backdrop, and photo sprites on most objects (``synthetic.photos``);
-* ``pair``: two objects walk a few px apart (``synthetic.case_paths``), both in view together
+* ``pair``: two objects walk a few px apart (``synthetic.cases.paths``), both in view together
   for at least 2 s; half the pairs part.
 
 A scene without ``return`` or ``pair`` has one or two objects walking across the frame. Each
@@ -28,7 +28,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from synthetic.case_paths import GAP_PX, case_speed, pair, stay, visit, walk
+from synthetic.cases.paths import GAP_PX, case_speed, pair, stay, visit, walk
 from synthetic.patterns import OBJECT_PATTERNS
 from synthetic.photos import BACKDROP_PHOTOS, SPRITE_PHOTOS
 from synthetic.random_motion import visible_frames, vivid_colours

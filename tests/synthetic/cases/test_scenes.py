@@ -25,7 +25,7 @@ from synthetic import (
     random_case_scene,
     render_frame,
 )
-from synthetic.case_paths import GAP_PX
+from synthetic.cases.paths import GAP_PX
 from synthetic.photos import BACKDROP_PHOTOS, backdrop_patch, sprite_patch
 from synthetic.scene import object_place
 

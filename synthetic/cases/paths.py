@@ -1,11 +1,12 @@
-"""Paths of the cases family (``synthetic.random_cases``): walks, visits that leave and return,
+"""Paths of the cases family (``synthetic.cases.scenes``): walks, visits that leave and return,
 and pairs walking together.
 
 A walk crosses the frame from the left or right edge to the opposite one. A visit comes in
 through an edge to a point 15..45 % into the frame and goes out again (through the same edge
 half the time), or stays there to the end. A pair is two objects a few pixels apart (one beside
 or one behind the other) on one walk; half the pairs part on the way: the second one turns off
-to the top or bottom edge, or stops where it is. Keyframes are rounded as ``random_motion``'s.
+to the top or bottom edge, or stops where it is. Keyframes are rounded as
+``synthetic.random_motion``'s are.
 """
 
 from __future__ import annotations
