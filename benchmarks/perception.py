@@ -30,17 +30,23 @@ import dataclasses
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from storage.artifacts.layout import RunLayout, artifact_path
 from storage.artifacts.reads import ArtifactReader
 from synthetic import CASES
 from synthetic.summary import summarise
+from tasks.sample.frames import FRAMES_DIR
 from testkit.perception import FAMILIES, FAMILY_SEED_RANGES, ScoredScene, run_scene
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "perception"
@@ -71,13 +77,22 @@ def provenance(range_name: str, seeds: list[int], family: str = "scenes") -> str
 
 
 def run_mode(
-    mode: str, seeds: list[int], data_dir: Path, scores: Path | None, family: str = "scenes"
+    mode: str,
+    seeds: list[int],
+    data_dir: Path,
+    scores: Path | None,
+    family: str = "scenes",
+    keep: Path | None = None,
 ) -> list[ScoredScene]:
     reader = ArtifactReader()
     scored = []
     for n, seed in enumerate(seeds, 1):
         started = time.perf_counter()
-        done = run_scene(FAMILIES[family](seed), seed, mode, data_dir, reader)
+        with keeping(None if keep is None else keep / str(seed)):
+            done = run_scene(FAMILIES[family](seed), seed, mode, data_dir, reader)
+        if keep is not None:
+            for name in ("detections", "frames"):
+                shutil.copy(artifact_path(done.run_dir, name), keep / str(seed))
         scored.append(done)
         write_score(scores, done)
         s = done.score
@@ -89,6 +104,25 @@ def run_mode(
             flush=True,
         )
     return scored
+
+
+@contextmanager
+def keeping(folder: Path | None) -> Iterator[None]:
+    """While a scene runs, keep its sampled thumbnails in ``folder/frames`` when its work folder
+    is discarded (for ``benchmarks/retrack.py``, which replays the later stages on them)."""
+    if folder is None:
+        yield
+        return
+    discard = RunLayout.discard
+
+    def keep_then_discard(layout: RunLayout) -> None:
+        frames = layout.scratch_dir / FRAMES_DIR
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(frames, folder / FRAMES_DIR, ignore=shutil.ignore_patterns("*.u8", "text"))
+        discard(layout)
+
+    with mock.patch.object(RunLayout, "discard", keep_then_discard):
+        yield
 
 
 def print_table(mode: str, scored: list[ScoredScene], source: str) -> None:
@@ -146,12 +180,21 @@ def main() -> None:
     parser.add_argument(
         "--scores", type=Path, help="append every scene's score to this file (JSON lines)"
     )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="keep what the later stages read, per scene, under KEEP/<range>/<seed> "
+        "(replayed by benchmarks/retrack.py; the cases family under KEEP/cases-<range>/<seed>)",
+    )
     args = parser.parse_args()
     from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
     seeds = range_seeds(args.range, args.scenes, args.family)
     source = provenance(args.range, seeds, args.family)
+    # benchmarks/retrack.py replays the scenes family from KEEP/<range>; cases go beside it.
+    kept = args.range if args.family == "scenes" else f"{args.family}-{args.range}"
+    keep_dir = None if args.keep is None else args.keep / kept
     with (
         tempfile.TemporaryDirectory() as tmp,
         temporary_settings({PREFECT_LOGGING_TO_API_ENABLED: False}),
@@ -162,7 +205,7 @@ def main() -> None:
         CACHE.mkdir(parents=True, exist_ok=True)
         (data_dir / "media").symlink_to(CACHE)
         results = {
-            mode: run_mode(mode, seeds, data_dir, args.scores, args.family)
+            mode: run_mode(mode, seeds, data_dir, args.scores, args.family, keep_dir)
             for mode in args.modes.split(",")
         }
     for mode, scored in results.items():

@@ -6,7 +6,9 @@ A ByteTrack-style tracker (CPU, numpy + scipy). Per sampled frame:
    (sampling rates vary, so frames are no clock), or for more than ``exit_lost_s`` when it was
    last seen at the frame's edge (it left the picture); a tentative track that missed more than one
    sampled frame (read from gaps in ``frame_index``, so frames without rows need not be fed).
-2. Predict every track's box with a constant-velocity Kalman filter (``tasks.track.kalman``).
+2. Predict every track's box with a constant-velocity Kalman filter (``tasks.track.kalman``),
+   and split each box that holds the predictions of two or more live tracks into one box per
+   track (``tasks.track.merges``: things that cross or meet keep their identities).
 3. Match in four Hungarian passes, each class-aware (a box only joins a track of its class):
 
    a. high-score boxes vs confirmed tracks (tracked and lost), at their PREDICTED boxes;
@@ -60,8 +62,9 @@ import numpy as np
 import numpy.typing as npt
 
 from tasks.detections import Detections
-from tasks.track import appearance, kalman
+from tasks.track import appearance, kalman, merges
 from tasks.track.association import Pairs, assign_pairs, box_affinity, no_pairs
+from tasks.track.sequence import drop_short, number_by_appearance, sampled_frames
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -205,14 +208,18 @@ class Tracker:
         Raises:
             ValueError: frames out of order (``frame_index`` must increase, ``t_s`` not drop).
         """
-        return self.confirmed_ids(self.assign(frame_index, t_s, dets, looks))
+        return self.confirmed_ids(self.assign(frame_index, t_s, dets, looks)[1])
 
     def assign(
         self, frame_index: int, t_s: float, dets: Detections, looks: F64 | None = None
-    ) -> IntArray:
-        """Like ``update`` but return each row's track KEY (tentative tracks have one too)."""
-        self._looks = appearance.frame_looks(dets, looks)
+    ) -> tuple[Detections, IntArray]:
+        """Like ``update`` but return the frame's boxes as tracked (a merged region split into
+        one box per track it holds, ``tasks.track.merges``) and each one's track KEY (tentative
+        tracks have one too)."""
+        looks = appearance.frame_looks(dets, looks)
         self._advance(frame_index, t_s)
+        split = merges.split_merged(self._live(), dets, looks, self.cfg.high_thresh)
+        dets, self._looks = split.dets, split.looks
         track_rows, det_rows = self._associate(dets, frame_index)
         self._correct(track_rows, dets.select(det_rows), frame_index, t_s)
         self._learn(track_rows, dets.boxes[det_rows], self._looks[det_rows])
@@ -220,7 +227,19 @@ class Tracker:
         keys[det_rows] = self._tracks.keys[track_rows]
         fresh = np.setdiff1d(np.flatnonzero(dets.scores >= self.cfg.high_thresh), det_rows)
         keys[fresh] = self._start(dets.select(fresh), frame_index, t_s, self._looks[fresh])
-        return keys
+        return dets, keys
+
+    def _live(self) -> merges.LiveTracks:
+        """The live tracks as the merged-region split sees them (after ``_advance``)."""
+        tracks = self._tracks
+        recent = self._t - tracks.last_t <= merges.RECENT_S + _TIME_EPS
+        return merges.LiveTracks(
+            predicted=kalman.boxes_of(tracks.mean),
+            class_ids=tracks.class_ids,
+            eligible=tracks.confirmed & recent & (tracks.hits >= merges.MIN_HITS),
+            distance=appearance.look_distance(tracks.model, tracks.model),
+            velocity=tracks.mean[:, 4:6],
+        )
 
     def confirmed_ids(self, keys: IntArray) -> IntArray:
         """Public id of the track behind each key, -1 for no key or a track never confirmed."""
@@ -341,9 +360,6 @@ class Tracker:
         self._next_public += len(keys)
 
 
-Frame = tuple[int, float, IntArray]  # (frame_index, t_s, rows of dets)
-
-
 def _at_edge(boxes: F64, margin: float) -> BoolArray:
     """Which normalised ``(N, 4)`` boxes touch the frame's edge."""
     if not len(boxes):
@@ -351,58 +367,6 @@ def _at_edge(boxes: F64, margin: float) -> BoolArray:
     low = (boxes[:, 0] <= margin) | (boxes[:, 1] <= margin)
     high = (boxes[:, 2] >= 1.0 - margin) | (boxes[:, 3] >= 1.0 - margin)
     return np.asarray(low | high, dtype=bool)
-
-
-def _frames_with_rows(dets: Detections) -> list[Frame]:
-    """The frames that have rows, ordered by ``t_s`` (then ``frame_index``)."""
-    order = np.lexsort((np.arange(len(dets)), dets.frame_index, dets.t_s)).astype(np.int64)
-    changes = (np.diff(dets.frame_index[order]) != 0) | (np.diff(dets.t_s[order]) != 0)
-    groups = np.split(order, np.flatnonzero(changes) + 1)
-    frames = [(int(dets.frame_index[g[0]]), float(dets.t_s[g[0]]), g) for g in groups if len(g)]
-    if len({f for f, _, _ in frames}) != len(frames):
-        raise ValueError("rows of one frame_index must share one t_s")
-    return frames
-
-
-def _frames(dets: Detections, frame_times: npt.NDArray[np.float32] | None) -> list[Frame]:
-    """Every sampled frame to feed the tracker, in time order.
-
-    Without ``frame_times`` only frames that have rows exist; with it every sampled frame does,
-    and its time comes from ``frame_times[frame_index]``.
-    """
-    found = _frames_with_rows(dets)
-    if frame_times is None:
-        return found
-    times = np.asarray(frame_times, dtype=np.float64).reshape(-1)
-    if found and not 0 <= int(dets.frame_index.min()) <= int(dets.frame_index.max()) < len(times):
-        raise ValueError(f"frame_index must lie in 0..{len(times) - 1} (len(frame_times))")
-    rows = {f: g for f, _, g in found}
-    empty = np.zeros(0, dtype=np.int64)
-    return [(i, float(t), rows.get(i, empty)) for i, t in enumerate(times)]
-
-
-def _drop_short(ids: IntArray, t_s: F64, min_track_s: float) -> IntArray:
-    """Set to -1 the ids of tracks spanning less than ``min_track_s`` seconds."""
-    if min_track_s <= 0 or not len(ids):
-        return ids
-    _, group = np.unique(ids, return_inverse=True)
-    group = group.reshape(-1)
-    first = np.full(group.max() + 1, np.inf)
-    last = np.full(group.max() + 1, -np.inf)
-    np.minimum.at(first, group, t_s)
-    np.maximum.at(last, group, t_s)
-    too_short = (last - first)[group] < min_track_s - _TIME_EPS
-    return np.where(too_short, -1, ids).astype(np.int64)
-
-
-def _number_by_appearance(ids: IntArray) -> IntArray:
-    """Renumber ids ``1, 2, 3 ...`` in order of first occurrence in ``ids``."""
-    if not len(ids):
-        return ids
-    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(1, len(first) + 1)
-    return rank[inverse.reshape(-1)]
 
 
 def track_detections(
@@ -424,20 +388,22 @@ def track_detections(
 
     Returns:
         The rows of confirmed tracks, including the rows that led to their confirmation, in time
-        order, with ``track_ids`` 1, 2, 3 ... in order of first appearance.
+        order, with ``track_ids`` 1, 2, 3 ... in order of first appearance. A merged region
+        that held several tracks is there once per track, with that track's share of it
+        (``tasks.track.merges``).
 
     Raises:
         ValueError: a frame's rows disagree on ``t_s`` or ``frame_index`` lies outside
             ``frame_times``.
     """
     tracker = Tracker(cfg)
-    frames = _frames(dets, frame_times)
-    keys = [
+    tracked = [
         tracker.assign(f, t, dets.select(rows), None if looks is None else looks[rows])
-        for f, t, rows in frames
+        for f, t, rows in sampled_frames(dets, frame_times)
     ]
-    order = np.concatenate([rows for _, _, rows in frames] or [np.zeros(0, dtype=np.int64)])
-    ids = tracker.confirmed_ids(np.concatenate(keys or [np.zeros(0, dtype=np.int64)]))
-    ids = _drop_short(ids, dets.t_s[order].astype(np.float64), cfg.min_track_s)
-    kept = order[ids >= 0]
-    return dets.select(kept).with_track_ids(_number_by_appearance(ids[ids >= 0]))
+    rows = Detections.concatenate([dets.select(np.zeros(0, np.int64))] + [d for d, _ in tracked])
+    keys = np.concatenate([np.zeros(0, dtype=np.int64)] + [k for _, k in tracked])
+    ids = tracker.confirmed_ids(keys)
+    ids = drop_short(ids, rows.t_s.astype(np.float64), cfg.min_track_s)
+    kept = ids >= 0
+    return rows.select(kept).with_track_ids(number_by_appearance(ids[kept]))

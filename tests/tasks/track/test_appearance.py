@@ -145,9 +145,10 @@ def identities_after_parting(tracked: Detections, dets: Detections, who: list[st
         (int(f), tuple(np.round(b, 4))): w
         for f, b, w in zip(dets.frame_index, dets.boxes, who, strict=True)
     }
-    named = [
+    named = [  # the first and last frames (in between, merged boxes are split per track)
         (names[(int(f), tuple(np.round(b, 4)))], int(f), int(t))
         for f, b, t in zip(tracked.frame_index, tracked.boxes, tracked.track_ids, strict=True)
+        if f in (0, 17)
     ]
     first = {w: t for w, f, t in named if f == 0}
     last = {w: t for w, f, t in named if f == 17}
