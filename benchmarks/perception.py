@@ -171,7 +171,8 @@ def write_score(path: Path | None, done: ScoredScene) -> None:
             out.write(json.dumps(row) + "\n")
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
+    """The command line (see the module doc)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--family", choices=sorted(FAMILIES), default="scenes")
     parser.add_argument("--range", choices=("heldout", "tuning"), default="heldout")
@@ -186,7 +187,11 @@ def main() -> None:
         help="keep what the later stages read, per scene, under KEEP/<range>/<seed> "
         "(replayed by benchmarks/retrack.py; the cases family under KEEP/cases-<range>/<seed>)",
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
     from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
