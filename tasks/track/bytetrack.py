@@ -57,6 +57,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from enum import Flag, auto
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -64,7 +65,6 @@ import numpy.typing as npt
 from tasks.detections import Detections
 from tasks.track import appearance, kalman, merges
 from tasks.track.association import Pairs, assign_pairs, box_affinity, no_pairs
-from tasks.track.sequence import drop_short, number_by_appearance, sampled_frames
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -180,6 +180,15 @@ def _no_tracks() -> _Tracks:
     )
 
 
+class FrameTracks(NamedTuple):
+    """One frame as tracked: its boxes, each one's track key, and which boxes are ESTIMATED
+    (a track's share of a merged region, not a box the detector gave)."""
+
+    dets: Detections
+    keys: IntArray
+    estimated: BoolArray
+
+
 class Tracker:
     """The stateful per-frame engine: feed sampled frames in order, get a track id per box.
 
@@ -208,14 +217,14 @@ class Tracker:
         Raises:
             ValueError: frames out of order (``frame_index`` must increase, ``t_s`` not drop).
         """
-        return self.confirmed_ids(self.assign(frame_index, t_s, dets, looks)[1])
+        return self.confirmed_ids(self.assign(frame_index, t_s, dets, looks).keys)
 
     def assign(
         self, frame_index: int, t_s: float, dets: Detections, looks: F64 | None = None
-    ) -> tuple[Detections, IntArray]:
+    ) -> FrameTracks:
         """Like ``update`` but return the frame's boxes as tracked (a merged region split into
-        one box per track it holds, ``tasks.track.merges``) and each one's track KEY (tentative
-        tracks have one too)."""
+        one box per track it holds, ``tasks.track.merges``), each one's track KEY (tentative
+        tracks have one too) and which boxes are such estimates."""
         looks = appearance.frame_looks(dets, looks)
         self._advance(frame_index, t_s)
         split = merges.split_merged(self._live(), dets, looks, self.cfg.high_thresh)
@@ -227,7 +236,7 @@ class Tracker:
         keys[det_rows] = self._tracks.keys[track_rows]
         fresh = np.setdiff1d(np.flatnonzero(dets.scores >= self.cfg.high_thresh), det_rows)
         keys[fresh] = self._start(dets.select(fresh), frame_index, t_s, self._looks[fresh])
-        return dets, keys
+        return FrameTracks(dets, keys, split.split)
 
     def _live(self) -> merges.LiveTracks:
         """The live tracks as the merged-region split sees them (after ``_advance``)."""
@@ -367,43 +376,3 @@ def _at_edge(boxes: F64, margin: float) -> BoolArray:
     low = (boxes[:, 0] <= margin) | (boxes[:, 1] <= margin)
     high = (boxes[:, 2] >= 1.0 - margin) | (boxes[:, 3] >= 1.0 - margin)
     return np.asarray(low | high, dtype=bool)
-
-
-def track_detections(
-    dets: Detections,
-    cfg: TrackerConfig = TrackerConfig(),
-    frame_times: npt.NDArray[np.float32] | None = None,
-    looks: F64 | None = None,
-) -> Detections:
-    """Track every row of ``dets`` (all frames, any order) and keep the confirmed tracks' rows.
-
-    Args:
-        dets: rows of any number of sampled frames; rows of one frame share ``t_s``.
-        cfg: tracker settings.
-        frame_times: optional time of EVERY sampled frame (index = ``frame_index``). Frames
-            without rows are then fed to the tracker too. The result does not depend on it:
-            lost time is read from ``t_s`` and missed frames from gaps in ``frame_index``.
-        looks: optional ``(N, appearance.BINS)`` colour histogram of every row (zeros where
-            unknown, see ``tasks.track.appearance``); without it tracks follow places only.
-
-    Returns:
-        The rows of confirmed tracks, including the rows that led to their confirmation, in time
-        order, with ``track_ids`` 1, 2, 3 ... in order of first appearance. A merged region
-        that held several tracks is there once per track, with that track's share of it
-        (``tasks.track.merges``).
-
-    Raises:
-        ValueError: a frame's rows disagree on ``t_s`` or ``frame_index`` lies outside
-            ``frame_times``.
-    """
-    tracker = Tracker(cfg)
-    tracked = [
-        tracker.assign(f, t, dets.select(rows), None if looks is None else looks[rows])
-        for f, t, rows in sampled_frames(dets, frame_times)
-    ]
-    rows = Detections.concatenate([dets.select(np.zeros(0, np.int64))] + [d for d, _ in tracked])
-    keys = np.concatenate([np.zeros(0, dtype=np.int64)] + [k for _, k in tracked])
-    ids = tracker.confirmed_ids(keys)
-    ids = drop_short(ids, rows.t_s.astype(np.float64), cfg.min_track_s)
-    kept = ids >= 0
-    return rows.select(kept).with_track_ids(number_by_appearance(ids[kept]))

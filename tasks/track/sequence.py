@@ -1,5 +1,5 @@
-"""How the tracker is fed and what it hands back: frames in time order, short tracks dropped,
-ids numbered in order of first appearance (``tasks.track.bytetrack.track_detections``)."""
+"""Tracking a whole run's boxes: the frames fed to the tracker (``tasks.track.bytetrack``) in
+time order, short tracks dropped, ids numbered in order of first appearance."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import numpy as np
 import numpy.typing as npt
 
 from tasks.detections import Detections
+from tasks.track.bytetrack import F64, BoolArray, Tracker, TrackerConfig
 
-F64 = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+DEFAULT = TrackerConfig()
 TIME_EPS = 1e-3  # t_s is float32: a 1 s track must not read as 0.9999998 s
 
 Frame = tuple[int, float, IntArray]  # (frame_index, t_s, rows of dets)
@@ -65,3 +66,55 @@ def number_by_appearance(ids: IntArray) -> IntArray:
     rank = np.empty(len(first), dtype=np.int64)
     rank[np.argsort(first)] = np.arange(1, len(first) + 1)
     return rank[inverse.reshape(-1)]
+
+
+def track_detections(
+    dets: Detections,
+    cfg: TrackerConfig = DEFAULT,
+    frame_times: npt.NDArray[np.float32] | None = None,
+    looks: F64 | None = None,
+) -> Detections:
+    """Track every row of ``dets`` (all frames, any order) and keep the confirmed tracks' rows
+    (``tracked_boxes`` without saying which rows are estimates)."""
+    return tracked_boxes(dets, cfg, frame_times, looks)[0]
+
+
+def tracked_boxes(
+    dets: Detections,
+    cfg: TrackerConfig = DEFAULT,
+    frame_times: npt.NDArray[np.float32] | None = None,
+    looks: F64 | None = None,
+) -> tuple[Detections, BoolArray]:
+    """Track every row of ``dets`` (all frames, any order) and keep the confirmed tracks' rows.
+
+    Args:
+        dets: rows of any number of sampled frames; rows of one frame share ``t_s``.
+        cfg: tracker settings.
+        frame_times: optional time of EVERY sampled frame (index = ``frame_index``). Frames
+            without rows are then fed to the tracker too. The result does not depend on it:
+            lost time is read from ``t_s`` and missed frames from gaps in ``frame_index``.
+        looks: optional ``(N, appearance.BINS)`` colour histogram of every row (zeros where
+            unknown, see ``tasks.track.appearance``); without it tracks follow places only.
+
+    Returns:
+        The rows of confirmed tracks, including the rows that led to their confirmation, in time
+        order, with ``track_ids`` 1, 2, 3 ... in order of first appearance; and which rows are
+        ESTIMATED: a merged region that held several tracks is there once per track, with that
+        track's share of it (``tasks.track.merges``), where the detector gave one box.
+
+    Raises:
+        ValueError: a frame's rows disagree on ``t_s`` or ``frame_index`` lies outside
+            ``frame_times``.
+    """
+    tracker = Tracker(cfg)
+    tracked = [
+        tracker.assign(f, t, dets.select(rows), None if looks is None else looks[rows])
+        for f, t, rows in sampled_frames(dets, frame_times)
+    ]
+    rows = Detections.concatenate([dets.select(np.zeros(0, np.int64))] + [f.dets for f in tracked])
+    keys = np.concatenate([np.zeros(0, dtype=np.int64)] + [f.keys for f in tracked])
+    estimated = np.concatenate([np.zeros(0, dtype=bool)] + [f.estimated for f in tracked])
+    ids = tracker.confirmed_ids(keys)
+    ids = drop_short(ids, rows.t_s.astype(np.float64), cfg.min_track_s)
+    kept = ids >= 0
+    return rows.select(kept).with_track_ids(number_by_appearance(ids[kept])), estimated[kept]

@@ -22,8 +22,9 @@ from tasks.detect.text_tracks import explained_by_text
 from tasks.detections import Detections, detections_from_table, detections_to_table
 from tasks.sample.frames import Frame, frame_name, read_rgb
 from tasks.track.appearance import detection_looks
-from tasks.track.bytetrack import TrackerConfig, track_detections
+from tasks.track.bytetrack import BoolArray, TrackerConfig
 from tasks.track.classes import apply_votes, vote_classes
+from tasks.track.sequence import track_detections, tracked_boxes
 from ves.ids import new_id
 
 # A thing seen for less than this is no object of the scene graph: on random scenes such
@@ -38,14 +39,16 @@ def _rows(table: pa.Table, detector: str) -> pa.Table:
     return table.filter(pc.equal(table.column("detector"), detector))
 
 
-def named_tracks(tracks: Detections, table: pa.Table) -> Detections:
+def named_tracks(tracks: Detections, table: pa.Table, estimated: BoolArray) -> Detections:
     """Motion tracks with the class the person detector's looks agree on (unchanged without
-    any person rows)."""
+    any person rows). Only the boxes the detector gave vote: an ``estimated`` row (a track's
+    share of a merged region) is where the tracker put a thing, and the person detector looked
+    at the whole region, not at it."""
     people = _rows(table, PERSON_CLASS)
     if not people.num_rows or not len(tracks):
         return tracks
     found = detections_from_table(people)
-    votes = vote_classes(tracks, found, PERSON_CLASS, PersonConfig().min_height)
+    votes = vote_classes(tracks.select(~estimated), found, PERSON_CLASS, PersonConfig().min_height)
     return apply_votes(tracks, votes)
 
 
@@ -87,12 +90,13 @@ def track_table(
     dets = detections_from_table(_rows(table, physical))
     text_rows = _rows(table, "ocr")
     looks = None if frame_at is None else detection_looks(dets, frame_at).astype(np.float64)
-    tracks = track_detections(dets, TrackerConfig(min_track_s=MIN_TRACK_S), looks=looks)
+    tracks, estimated = tracked_boxes(dets, TrackerConfig(min_track_s=MIN_TRACK_S), looks=looks)
     if physical == "motion" and text_rows.num_rows:
         drop = explained_by_text(tracks, detections_from_table(text_rows))
-        tracks = tracks.select(~np.isin(tracks.track_ids, drop))
+        kept = ~np.isin(tracks.track_ids, drop)
+        tracks, estimated = tracks.select(kept), estimated[kept]
     if physical == "motion":
-        tracks = named_tracks(tracks, table)
+        tracks = named_tracks(tracks, table, estimated)
     object_ids = {int(t): new_id("obj") for t in np.unique(tracks.track_ids)}
     parts = [detections_to_table(tracks, physical, object_ids), text_rows]
     faces = face_tracks(table)

@@ -24,7 +24,7 @@ from tasks.track.appearance import (
     look_factor,
     updated_models,
 )
-from tasks.track.bytetrack import track_detections
+from tasks.track.sequence import track_detections
 from tasks.track.stage import thumbnail_reader, track_table
 
 RED, BLUE, GREY = (200, 30, 30), (30, 40, 200), (128, 128, 128)

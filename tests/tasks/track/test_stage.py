@@ -12,7 +12,8 @@ import pytest
 from synthetic import ground_truth, lobby_scene
 from tasks.detections import Detections
 from tasks.track import kalman
-from tasks.track.bytetrack import Tracker, TrackerConfig, track_detections
+from tasks.track.bytetrack import Tracker, TrackerConfig
+from tasks.track.sequence import track_detections
 
 FPS = 5.0
 Box = tuple[float, float, float, float]
