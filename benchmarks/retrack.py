@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.perception import provenance, range_seeds
 from storage.artifacts.layout import read_rows, read_table, write_rows, write_table
 from synthetic import ground_truth, random_scene
-from synthetic.scoring import SceneScore, score_scene, summarise
+from synthetic.scoring import SceneScore, score_scene
+from synthetic.summary import summarise
 from tasks.detections import detections_from_table, track_numbers
 from tasks.track.stage import thumbnail_reader, track_table
 from tasks.world_state.parts import class_votes
