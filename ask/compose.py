@@ -11,6 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from functools import partial
 
+from ask.identities import Nouns, count_claims
 from ask.intent import Intent
 from ask.select import colour_of, in_window, matches
 from ask.types import Citation, Claim, fmt_time
@@ -178,9 +179,14 @@ def count(world: RunWorld, intent: Intent) -> list[Claim]:
     else:
         verb = "appeared"
     where = f" in zone {intent.zone}" if intent.zone else ""
-    n = len(things)
+    listed = [_thing_claim(world, t) for t in things[:MAX_LISTED]]
+    if intent.counting and not intent.presence:
+        nouns = Nouns(_noun(intent, 1), _noun(intent, 2))
+        counted = count_claims(world, things, intent.counting, nouns, where)
+        if counted:
+            return [*counted, *listed]
     head = Claim(f"{n} {_noun(intent, n)} {verb}{where}.", cites, counts=(n,), counted=n)
-    return [head, *(_thing_claim(world, t) for t in things[:MAX_LISTED])]
+    return [head, *listed]
 
 
 _Found = tuple[float, str, Callable[[], Claim]]  # time, evidence id, the claim's maker

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ask.identities import APPEARANCE_WORDS, PASSING_WORDS, counting_of
 from ask.qualifiers import (
     FILLERS,
     Qualifiers,
@@ -69,6 +70,7 @@ class Intent:
     presence: bool = False  # "visible", "seen", "in view": being there, not coming into view
     unknown_word: str | None = None  # a word nothing accounted for (refused)
     negation: str | None = None  # the word denying the predicate ("never"), if any
+    counting: str | None = None  # a count of things: identities or appearances (ask.identities)
 
     def interpreted(self) -> dict[str, object]:
         """What was answered, for the client: intent, subject, qualifiers and window."""
@@ -87,12 +89,13 @@ class Intent:
         if self.window is not None:
             end = None if self.window[1] == float("inf") else self.window[1]
             window = {"start_s": self.window[0], "end_s": end}
-        return {
+        read: dict[str, object] = {
             "intent": self.kind,
             "subject": self.subject,
             "qualifiers": {k: v for k, v in named.items() if v is not None},
             "window": window,
         }
+        return read | ({"counted": self.counting} if self.counting else {})
 
 
 def parse_time(match: re.Match[str], offset: int = 1) -> float:
@@ -266,8 +269,10 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
     if kind == "exists" and universal:
         # "did every object stop?": one object that did is no "yes".
         return Intent("not_understood", subject=subject, unknown_word=universal.group(0))
+    counts_things = kind == "count" and subject not in {"text", "scene_change"}
     return Intent(
         kind,
+        counting=counting_of(q) if counts_things and action in {None, "appear"} else None,
         subject=subject,
         action=action,
         zone=zone,
@@ -338,7 +343,7 @@ def _left_over(q: str, zones: list[str], known: frozenset[str]) -> list[str]:
     q = _WINDOWING.sub(" ", q)
     patterns: list[str | re.Pattern[str]] = [SUMMARY_STYLE, *(p for _, p in (*SHAPES, *ACTIONS))]
     patterns += [TIME, WINDOW_WORDS, SCENE, TEXT_WORDS, PHYSICAL, VIDEO_WORDS, PRESENCE]
-    patterns.append(_ZONE_WORDS)
+    patterns += [_ZONE_WORDS, APPEARANCE_WORDS, PASSING_WORDS]
     patterns += [rf"\b{re.escape(z.lower())}\b" for z in zones]
     patterns += [rf"\b{re.escape(k)}s?\b" for k in known]
     return windowing + [w for w in left_over(consume(q, patterns)) if w not in FILLERS]

@@ -39,6 +39,7 @@ class Thing:
     size: float | None = None  # mean box area, share of the frame
     speed: float | None = None  # frame widths a second, over its time in view
     heading_x: float | None = None  # net left-right travel, frame widths (negative: left)
+    identity_id: str | None = None  # the thing it is an appearance of (schema version 4)
 
     @property
     def seen_s(self) -> float:
@@ -125,6 +126,7 @@ def _thing(o: dict[str, Any], zones: dict[str, str]) -> Thing:
         attributes.get("size"),
         attributes.get("speed"),
         attributes.get("heading_x"),
+        o.get("identity_id"),
     )
 
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks._clips import ClipSpec, make_clip
 from benchmarks.pipeline import DEFAULT_MODE, clip, measure_in_child, plain_decode
 from synthetic import random_scene
-from synthetic.scoring import summarise
+from synthetic.summary import summarise
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "perception"
 TRUTH_MODE = "motion+ocr"

@@ -77,11 +77,14 @@ def vtest_accuracy(path: Path) -> None:
     )
     print(f"objects: {classes.count('person')} person, {classes.count('motion')} motion")
     identities = json.loads(IDENTITIES.read_text())
+    people = [o for o in objects if o["class"] == "person"]
+    distinct = len({o["identity_id"] for o in people})
     print(
         f'"How many people appeared?" -> "{asked}." Truth (testkit/data/vtest_identities.json): '
         f"{identities['distinct_people']} distinct people, visible in 21 stretches (most leave "
         "and come back; some walk in pairs)"
     )
+    print(f"person identities {distinct} (target within 1 of 12), person objects {len(people)}")
     for wrong in moving.wrong:
         print(f"  wrong: {wrong}")
     print(f"detectors: {cost['detectors']}")

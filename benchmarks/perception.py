@@ -1,13 +1,18 @@
 """Perception on random scenes it was never tuned on: the real flow against known truth.
 
-    .venv/bin/python benchmarks/perception.py [--range heldout|tuning] [--scenes 200]
-        [--modes motion+person+ocr,motion]
+    .venv/bin/python benchmarks/perception.py [--family scenes|cases] [--range heldout|tuning]
+        [--scenes 200] [--modes motion+person+ocr,motion]
 
 SEED RANGES (fixed here before any figure of them was seen, issue 30): constants of the
 detectors and the tracker are chosen on the ``tuning`` range only (seeds 0..199, the range every
 figure before issue 30 was measured and tuned on); the ``heldout`` range (100000..100199) is
 never looked at while tuning, and its figures are the ones reported. ``--scenes N`` takes the
 first N seeds of the range. Each table names the commit, the command and the seeds it ran.
+
+FAMILIES: ``--family scenes`` (the default) draws ``synthetic.random_scene``; ``--family cases``
+draws ``synthetic.random_case_scene`` (scenes built around picture changes, returns, non-rigid
+shapes, shadows, photos and pairs), with its own ranges (tuning 0..99, held out 200000..200099,
+``testkit.perception.FAMILY_SEED_RANGES``), and adds a table per case.
 
 Each scene comes from ``synthetic.random_scene`` (seeded: 480p/720p/1080p, 15/25/30 fps,
 mp4/mkv, textured and gradient objects of 30..250 px with stops and crossings, 0..3 signs of
@@ -39,24 +44,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from storage.artifacts.layout import RunLayout, artifact_path
 from storage.artifacts.reads import ArtifactReader
-from synthetic import random_scene
-from synthetic.scoring import summarise
+from synthetic import CASES
+from synthetic.summary import summarise
 from tasks.sample.frames import FRAMES_DIR
-from testkit.perception import SEED_RANGES, ScoredScene, run_scene
+from testkit.perception import FAMILIES, FAMILY_SEED_RANGES, ScoredScene, run_scene
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "perception"
 DEFAULT_MODE = "motion+person+ocr"  # the service's default (ves.detector_mode)
 
 
-def range_seeds(name: str, scenes: int) -> list[int]:
-    """The first ``scenes`` seeds of range ``name`` (``tuning`` or ``heldout``)."""
-    seeds = SEED_RANGES[name]
+def range_seeds(name: str, scenes: int, family: str = "scenes") -> list[int]:
+    """The first ``scenes`` seeds of the family's range ``name`` (``tuning`` or ``heldout``)."""
+    seeds = FAMILY_SEED_RANGES[family][name]
     if not 0 < scenes <= len(seeds):
         raise SystemExit(f"--scenes must be 1..{len(seeds)} for the {name} range")
     return list(seeds[:scenes])
 
 
-def provenance(range_name: str, seeds: list[int]) -> str:
+def provenance(range_name: str, seeds: list[int], family: str = "scenes") -> str:
     """The line each table carries: commit (and whether the tree was dirty), command, seeds."""
     root = Path(__file__).resolve().parent.parent
     git = ["git", "-C", str(root)]
@@ -67,18 +72,24 @@ def provenance(range_name: str, seeds: list[int]) -> str:
     stamp = commit.stdout.strip() or "unknown"
     stamp += " (with uncommitted changes)" if dirty.stdout.strip() else ""
     command = shlex.join(["benchmarks/perception.py", *sys.argv[1:]])
-    return f"commit {stamp}; command `{command}`; {range_name} seeds {seeds[0]}..{seeds[-1]}"
+    where = f"{family} family, {range_name} seeds {seeds[0]}..{seeds[-1]}"
+    return f"commit {stamp}; command `{command}`; {where}"
 
 
 def run_mode(
-    mode: str, seeds: list[int], data_dir: Path, scores: Path | None, keep: Path | None = None
+    mode: str,
+    seeds: list[int],
+    data_dir: Path,
+    scores: Path | None,
+    family: str = "scenes",
+    keep: Path | None = None,
 ) -> list[ScoredScene]:
     reader = ArtifactReader()
     scored = []
     for n, seed in enumerate(seeds, 1):
         started = time.perf_counter()
         with keeping(None if keep is None else keep / str(seed)):
-            done = run_scene(random_scene(seed), seed, mode, data_dir, reader)
+            done = run_scene(FAMILIES[family](seed), seed, mode, data_dir, reader)
         if keep is not None:
             for name in ("detections", "frames"):
                 shutil.copy(artifact_path(done.run_dir, name), keep / str(seed))
@@ -89,7 +100,7 @@ def run_mode(
             f"  [{mode} {n}/{len(seeds)}] seed {seed}: objects {s.predicted_objects}/"
             f"{s.truth_objects} matched {s.matched_objects}, texts {s.matched_texts}/"
             f"{s.truth_texts} (read {s.predicted_texts}), asked {s.asked_count} "
-            f"({time.perf_counter() - started:.1f} s)",
+            f"{' '.join(done.scene.cases)} ({time.perf_counter() - started:.1f} s)",
             flush=True,
         )
     return scored
@@ -126,19 +137,45 @@ def print_table(mode: str, scored: list[ScoredScene], source: str) -> None:
     print(f"seeds with a wrong count: {worst[:40]}; with a missed text: {missed[:40]}")
 
 
+def print_cases(mode: str, scored: list[ScoredScene]) -> None:
+    """One row per case: the figures of the scenes built around it (a scene of two cases
+    counts in both rows)."""
+    print(f"\n{mode}, per case:")
+    print(
+        "| case | scenes | count exact | phantoms / 100 | precision / recall | IDF1 | switches "
+        "| first / last p95 (s) | identities exact | returns recognised |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for case in CASES:
+        some = [s.score for s in scored if case in s.scene.cases]
+        if not some:
+            continue
+        m = summarise(some)
+        ids = f"{m.identities_exact:.0%}" if m.identity_scenes else "not scored"
+        returns = m.returns_recognised if m.identity_scenes else "not scored"
+        print(
+            f"| {case} | {m.scenes} | {m.count_exact:.0%} | {m.phantoms_per_100:.0f} | "
+            f"{m.object_precision:.2f} / {m.object_recall:.2f} | {m.idf1:.2f} | {m.id_switches} | "
+            f"{m.first_p95_s:.2f} / {m.last_p95_s:.2f} | {ids} | {returns} |"
+        )
+
+
 def write_score(path: Path | None, done: ScoredScene) -> None:
     """Append one JSON line for the scene (mode, seed and every field of its ``SceneScore``) as
     soon as it is scored, so a subset of the seeds, or a run stopped early, can be summarised
     again without running it."""
     if path is not None:
-        row = {"mode": done.mode, "seed": done.seed, **dataclasses.asdict(done.score)}
+        row = {"mode": done.mode, "seed": done.seed, "cases": list(done.scene.cases)}
+        row |= dataclasses.asdict(done.score)
         with path.open("a") as out:
             out.write(json.dumps(row) + "\n")
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
+    """The command line (see the module doc)."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--range", choices=sorted(SEED_RANGES), default="heldout")
+    parser.add_argument("--family", choices=sorted(FAMILIES), default="scenes")
+    parser.add_argument("--range", choices=("heldout", "tuning"), default="heldout")
     parser.add_argument("--scenes", type=int, default=200)
     parser.add_argument("--modes", default=DEFAULT_MODE)
     parser.add_argument(
@@ -148,15 +185,21 @@ def main() -> None:
         "--keep",
         type=Path,
         help="keep what the later stages read, per scene, under KEEP/<range>/<seed> "
-        "(replayed by benchmarks/retrack.py)",
+        "(replayed by benchmarks/retrack.py; the cases family under KEEP/cases-<range>/<seed>)",
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
     from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    seeds = range_seeds(args.range, args.scenes)
-    source = provenance(args.range, seeds)
-    keep_dir = None if args.keep is None else args.keep / args.range
+    seeds = range_seeds(args.range, args.scenes, args.family)
+    source = provenance(args.range, seeds, args.family)
+    # benchmarks/retrack.py replays the scenes family from KEEP/<range>; cases go beside it.
+    kept = args.range if args.family == "scenes" else f"{args.family}-{args.range}"
+    keep_dir = None if args.keep is None else args.keep / kept
     with (
         tempfile.TemporaryDirectory() as tmp,
         temporary_settings({PREFECT_LOGGING_TO_API_ENABLED: False}),
@@ -167,11 +210,13 @@ def main() -> None:
         CACHE.mkdir(parents=True, exist_ok=True)
         (data_dir / "media").symlink_to(CACHE)
         results = {
-            mode: run_mode(mode, seeds, data_dir, args.scores, keep_dir)
+            mode: run_mode(mode, seeds, data_dir, args.scores, args.family, keep_dir)
             for mode in args.modes.split(",")
         }
     for mode, scored in results.items():
         print_table(mode, scored, source)
+        if args.family == "cases":
+            print_cases(mode, scored)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,12 @@
 
 ``render_frame`` draws a frame, ``ground_truth`` derives the truth from the spec
 and ``write_video`` encodes with libx264 so that frame ``i`` shows at ``i / fps``.
-``random_scene(seed)`` draws a varied scene, with exact truth, for benchmarks.
+``random_scene(seed)`` draws a varied scene, with exact truth, for benchmarks;
+``random_case_scene(seed)`` one built around the cases that family lacks (picture changes,
+returns, non-rigid shapes, shadows, photos, pairs).
 """
 
+from synthetic.cases import CASES, random_case_scene
 from synthetic.encode import write_video
 from synthetic.lighting import LightingChange
 from synthetic.patterns import OBJECT_PATTERNS
@@ -25,6 +28,7 @@ from synthetic.scenes import demo_scene, lobby_scene, scale_scene
 from synthetic.signs import SIGN_STYLES
 
 __all__ = [
+    "CASES",
     "OBJECT_PATTERNS",
     "SIGN_STYLES",
     "Box",
@@ -40,6 +44,7 @@ __all__ = [
     "demo_scene",
     "ground_truth",
     "lobby_scene",
+    "random_case_scene",
     "random_scene",
     "random_scenes",
     "render_frame",

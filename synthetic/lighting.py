@@ -2,7 +2,9 @@
 
 A light switched on is two keyframes one frame apart; auto-exposure drift is two keyframes
 seconds apart. The gain multiplies every pixel of a frame (background, signs and objects) before
-sensor noise, so it changes how a frame looks without changing what it contains.
+sensor noise, so it changes how a frame looks without changing what it contains. A camera
+switching to infrared (its IR-cut filter lifted at dusk) turns every frame grey from then on:
+another picture change that changes no content.
 """
 
 from __future__ import annotations
@@ -79,3 +81,16 @@ def apply_gain(frame: npt.NDArray[np.uint8], gain: float) -> npt.NDArray[np.uint
     np.rint(scaled, out=scaled)
     np.clip(scaled, 0.0, 255.0, out=scaled)
     return scaled.astype(np.uint8)
+
+
+_LUMA = np.array([0.299, 0.587, 0.114], np.float32)
+
+
+def infrared(frame: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """The frame as an infrared camera shows it: grey (its luma), a little lifted and flattened.
+
+    Colours carry no information any more and contrast drops, as when the IR-cut filter lifts.
+    """
+    luma = frame.astype(np.float32) @ _LUMA
+    grey = np.clip(np.rint(luma * 0.85 + 28.0), 0.0, 255.0).astype(np.uint8)
+    return np.repeat(grey[:, :, None], 3, axis=2)

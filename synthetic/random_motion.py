@@ -51,7 +51,7 @@ class _Look:
         return MovingObject(self.name, self.color, self.size, keys, self.pattern, self.pattern_seed)
 
 
-def _vivid_colours(rng: np.random.Generator, count: int) -> list[tuple[int, int, int]]:
+def vivid_colours(rng: np.random.Generator, count: int) -> list[tuple[int, int, int]]:
     """Saturated, bright colours with hues spread around the wheel.
 
     Backgrounds are muted greys in 30..195, so saturation >= 0.75 and value >= 0.8 keep
@@ -226,7 +226,7 @@ def random_objects(rng: np.random.Generator, spec: SceneSpec) -> tuple[MovingObj
     """0..3 objects (mostly 1..3) for a scene of ``spec``'s size, rate and length."""
     count = int(rng.choice(len(_COUNT_P), p=_COUNT_P))
     objects: list[MovingObject] = []
-    for index, color in enumerate(_vivid_colours(rng, count)):
+    for index, color in enumerate(vivid_colours(rng, count)):
         look = _look(rng, spec, index, color)
         other = None
         if objects and rng.random() < _CROSS_P:

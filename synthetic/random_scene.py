@@ -50,12 +50,17 @@ _CLEAN_P = 0.5
 
 @dataclass(frozen=True)
 class RandomScene:
-    """A generated scene: its spec, and the container extension to write it with."""
+    """A generated scene: its spec, and the container extension to write it with.
+
+    ``cases`` names what a scene of the cases family (``synthetic.cases.scenes``) is built
+    around; ``random_scene``'s scenes have none.
+    """
 
     seed: int
     profile: str
     spec: SceneSpec
     extension: str
+    cases: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -130,8 +135,11 @@ def _camera(rng: np.random.Generator, height: int) -> tuple[float, int | None, i
     return noise, int(bitrate), SceneSpec.crf
 
 
-def _stage(rng: np.random.Generator, seed: int, profile: str) -> SceneSpec:
-    """Everything but objects and signs: format, backdrop, cuts, lighting, noise, encoding."""
+def draw_stage(rng: np.random.Generator, seed: int, profile: str) -> SceneSpec:
+    """Everything but objects and signs: format, backdrop, cuts, lighting, noise, encoding.
+
+    Public for the cases family, which draws its stage the same way.
+    """
     width, height, fps, frames = _format(rng, profile)
     cuts = _cut_frames(rng, fps, frames)
     lighting = _lighting(rng, fps, frames, cuts)
@@ -157,7 +165,7 @@ def random_scene(seed: int, *, profile: str = "short") -> RandomScene:
     if seed < 0 or profile not in PROFILES:
         raise ValueError(f"seed must be >= 0 and profile one of {sorted(PROFILES)}")
     stage_rng, object_rng, sign_rng, file_rng = np.random.default_rng(seed).spawn(4)
-    spec = _stage(stage_rng, seed, profile)
+    spec = draw_stage(stage_rng, seed, profile)
     spec = replace(spec, objects=random_objects(object_rng, spec))
     spec = replace(spec, signs=random_signs(sign_rng, spec))
     extension = EXTENSIONS[int(file_rng.integers(0, len(EXTENSIONS)))]

@@ -1,4 +1,5 @@
-"""Drawing frames of a scene: backgrounds per segment, signs, moving boxes, lighting, noise."""
+"""Drawing frames of a scene: backgrounds per segment, signs, shadows, moving objects, lighting,
+infrared and noise."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from synthetic.lighting import apply_gain, gain_at
+from synthetic.lighting import apply_gain, gain_at, infrared
 from synthetic.patterns import object_patch
+from synthetic.photos import backdrop_patch, sprite_patch
 from synthetic.scene import (
     Frame,
     MovingObject,
@@ -17,10 +19,13 @@ from synthetic.scene import (
     TextSign,
     clip_box,
     cut_frames,
+    object_mask,
     object_place,
+    shadow_place,
     sign_place,
     sign_shown,
 )
+from synthetic.shapes import SHADOW_DARKNESS, shadow_alpha
 from synthetic.signs import sign_patch
 
 _NOISE_BANK = 4
@@ -130,8 +135,38 @@ def _paste_sign(frame: Frame, spec: SceneSpec, sign: TextSign) -> None:
     frame[y1:y2, x1:x2] = mixed.astype(np.uint8)
 
 
+def _backdrop(spec: SceneSpec, look: int) -> Frame:
+    """The static backdrop of a look: generated, or a crop of the scene's backdrop photo."""
+    if spec.backdrop_photo is None:
+        return _background(spec.width, spec.height, look, spec.seed)
+    return backdrop_patch(spec.backdrop_photo, spec.width, spec.height, look, spec.seed)
+
+
+def _cast_shadow(frame: Frame, spec: SceneSpec, obj: MovingObject, index: int) -> None:
+    """Darken the pixels under an object's shadow (a soft ellipse), clipped at the edges."""
+    place = shadow_place(spec, obj, index)
+    if place is None:
+        return
+    x0, y0, w, h = place
+    box = clip_box(x0, y0, x0 + w, y0 + h, spec)
+    if box is None:
+        return
+    x1, y1, x2, y2 = box
+    alpha = shadow_alpha(w, h)[y1 - y0 : y2 - y0, x1 - x0 : x2 - x0, None]
+    light = 1.0 - np.float32(SHADOW_DARKNESS) * alpha
+    frame[y1:y2, x1:x2] = np.rint(frame[y1:y2, x1:x2] * light).astype(np.uint8)
+
+
+def _object_patch(obj: MovingObject) -> Frame | None:
+    """The object's pixels over its whole box (a photo crop or a pattern); None when flat."""
+    if obj.sprite is not None:
+        return sprite_patch(obj.sprite, obj.size, obj.pattern_seed)
+    return object_patch(obj.pattern, obj.color, obj.size, obj.pattern_seed)
+
+
 def _paint_object(frame: Frame, spec: SceneSpec, obj: MovingObject, index: int) -> None:
-    """Fill an object's box with its colour or its cached pattern, clipped at the edges."""
+    """Fill an object's box (or its outline, if not a box) with its colour or its cached
+    pattern, clipped at the edges."""
     place = object_place(spec, obj, index)
     if place is None:
         return
@@ -140,28 +175,39 @@ def _paint_object(frame: Frame, spec: SceneSpec, obj: MovingObject, index: int) 
     if box is None:
         return
     x1, y1, x2, y2 = box
-    patch = object_patch(obj.pattern, obj.color, obj.size, obj.pattern_seed)
-    if patch is None:
+    patch = _object_patch(obj)
+    mask = object_mask(spec, obj, index)
+    if mask is None and patch is None:
         frame[y1:y2, x1:x2] = obj.color
+        return
+    region = frame[y1:y2, x1:x2]
+    pixels = obj.color if patch is None else patch[y1 - y0 : y2 - y0, x1 - x0 : x2 - x0]
+    if mask is None:
+        region[...] = pixels
     else:
-        frame[y1:y2, x1:x2] = patch[y1 - y0 : y2 - y0, x1 - x0 : x2 - x0]
+        inside = mask[y1 - y0 : y2 - y0, x1 - x0 : x2 - x0]
+        region[inside] = pixels if patch is None else np.asarray(pixels)[inside]
 
 
 def render_frame(spec: SceneSpec, index: int) -> Frame:
     """Render frame ``index`` (time ``index / fps``) as an (H, W, 3) RGB array.
 
-    Layers, back to front: segment background, signs, objects (in spec
-    order); then the lighting gain scales the whole frame and noise is added.
+    Layers, back to front: segment background, signs, shadows, objects (in spec
+    order); then the lighting gain scales the whole frame, an infrared camera turns it grey,
+    and noise is added.
     """
     if index < 0:
         raise ValueError("frame index must be >= 0")
     segment = bisect.bisect_right(cut_frames(spec), index)
-    look = segment + spec.background
-    frame = _background(spec.width, spec.height, look, spec.seed).copy()
+    frame = _backdrop(spec, segment + spec.background).copy()
     for sign in spec.signs:
         if sign_shown(spec, sign, index):
             _paste_sign(frame, spec, sign)
     for obj in spec.objects:
+        _cast_shadow(frame, spec, obj, index)
+    for obj in spec.objects:
         _paint_object(frame, spec, obj, index)
     frame = apply_gain(frame, gain_at(spec.lighting, index / spec.fps))
+    if spec.infrared_from_s is not None and index >= spec.infrared_from_s * spec.fps - 1e-9:
+        frame = infrared(frame)
     return _add_noise(frame, spec, index) if spec.noise > 0 else frame

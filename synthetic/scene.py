@@ -18,6 +18,8 @@ from synthetic.lighting import (
     lighting_changes,
 )
 from synthetic.patterns import OBJECT_PATTERNS
+from synthetic.photos import BACKDROP_PHOTOS, SPRITE_PHOTOS
+from synthetic.shapes import SHAPES, Mask, shape_mask
 from synthetic.signs import SIGN_STYLES, sign_patch
 
 Box = tuple[float, float, float, float]
@@ -34,7 +36,11 @@ class MovingObject:
     It exists only for ``t`` in ``[keyframes[0].t, keyframes[-1].t]``; two
     consecutive keyframes at the same position model a stop (a dwell).
     ``pattern`` is its surface: "flat" (one colour), "gradient" or "texture"
-    (from ``color`` to a darker tone of it, shaped by ``pattern_seed``).
+    (from ``color`` to a darker tone of it, shaped by ``pattern_seed``); a ``sprite`` (a photo
+    of ``synthetic.photos``, cropped by ``pattern_seed``) replaces it. ``shape`` other than
+    "box" draws only a moving outline inside the box (``synthetic.shapes``); ``shadow`` is the
+    offset of a soft shadow from the box's bottom centre (no part of the object); objects that
+    share an ``identity`` are one thing seen in several appearances (default: its own name).
     """
 
     name: str
@@ -43,6 +49,10 @@ class MovingObject:
     keyframes: tuple[tuple[float, float, float], ...]
     pattern: str = "flat"
     pattern_seed: int = 0
+    shape: str = "box"
+    sprite: str | None = None
+    shadow: tuple[int, int] | None = None
+    identity: str | None = None
 
     def __post_init__(self) -> None:
         """Reject specs whose truth would be ill-defined."""
@@ -53,6 +63,8 @@ class MovingObject:
             raise ValueError(f"{self.name}: size must be positive and color in 0..255")
         if self.pattern not in OBJECT_PATTERNS:
             raise ValueError(f"{self.name}: pattern must be one of {OBJECT_PATTERNS}")
+        if self.shape not in SHAPES or self.sprite not in (None, *SPRITE_PHOTOS):
+            raise ValueError(f"{self.name}: shape must be one of {SHAPES}, sprite a sprite photo")
 
 
 @dataclass(frozen=True)
@@ -84,7 +96,10 @@ class SceneSpec:
     """Everything needed to render and encode a synthetic scene.
 
     ``lighting`` holds ``(t_s, gain)`` keyframes (see ``synthetic.lighting``);
-    ``background`` shifts which backdrop look (palette and texture) segment 0 uses.
+    ``background`` shifts which backdrop look (palette and texture) segment 0 uses;
+    ``backdrop_photo`` replaces the looks by crops of a photo (``synthetic.photos``);
+    from ``infrared_from_s`` on, the camera sees in infrared: every frame is grey (a picture
+    change, not a cut: whatever moves keeps moving).
     """
 
     width: int = 320
@@ -101,6 +116,8 @@ class SceneSpec:
     preset: str = "veryfast"
     lighting: Keyframes = ()
     background: int = 0
+    backdrop_photo: str | None = None
+    infrared_from_s: float | None = None
 
     def __post_init__(self) -> None:
         """Reject sizes yuv420p cannot hold, cuts outside the video, bad lighting."""
@@ -112,8 +129,8 @@ class SceneSpec:
         if cuts != sorted(cuts) or any(not 0 < f < self.frame_count for f in cut_frames(self)):
             raise ValueError("scene_cuts must be sorted and fall between two frames")
         check_lighting(self.lighting)
-        if self.background < 0:
-            raise ValueError("background must be >= 0")
+        if self.background < 0 or self.backdrop_photo not in (None, *BACKDROP_PHOTOS):
+            raise ValueError("background must be >= 0, backdrop_photo a backdrop photo")
 
     @property
     def frame_count(self) -> int:
@@ -125,7 +142,9 @@ class SceneSpec:
 class ObjectTruth:
     """Where one object is, frame by frame (boxes clipped to the frame).
 
-    Boxes are geometric: an object passing behind another keeps its full box.
+    Boxes are geometric: an object passing behind another keeps its full box. A non-rigid
+    object's box is the tight box of its outline in that frame; a shadow is never in the box.
+    ``identity`` names the thing this appearance is of (its own name unless it returns).
     """
 
     name: str
@@ -136,6 +155,12 @@ class ObjectTruth:
     boxes: Mapping[int, Box]
     dwell_intervals: tuple[tuple[float, float], ...]
     pattern: str = "flat"
+    identity: str = ""
+
+    def __post_init__(self) -> None:
+        """An appearance of no named identity is its own identity."""
+        if not self.identity:
+            object.__setattr__(self, "identity", self.name)
 
     def box_at(self, frame_index: int) -> Box | None:
         """Return the visible box at a frame, or None when not visible."""
@@ -193,6 +218,11 @@ class GroundTruth:
         t = frame_index / self.spec.fps
         return [x for x in self.texts if x.start_s - _EPS <= t <= x.end_s + _EPS]
 
+    @property
+    def identities(self) -> tuple[str, ...]:
+        """The distinct things seen, in order of their first appearance in ``objects``."""
+        return tuple(dict.fromkeys(o.identity for o in self.objects))
+
     def object_named(self, name: str) -> ObjectTruth:
         """Return an object's truth by name (KeyError if absent)."""
         for obj in self.objects:
@@ -238,13 +268,55 @@ def object_place(spec: SceneSpec, obj: MovingObject, index: int) -> tuple[int, i
     return math.floor(pos[0] - w / 2 + 0.5), math.floor(pos[1] - h / 2 + 0.5)
 
 
+def frame_ms(spec: SceneSpec, index: int) -> int:
+    """A frame's time in whole milliseconds (the clock of non-rigid outlines)."""
+    return round(index * 1000 / spec.fps)
+
+
+def object_mask(spec: SceneSpec, obj: MovingObject, index: int) -> Mask | None:
+    """The object's outline in a frame, over its whole box; None when it fills the box."""
+    return shape_mask(obj.shape, obj.size, frame_ms(spec, index))
+
+
+def _mask_box(mask: Mask, x0: int, y0: int, spec: SceneSpec) -> PixelBox | None:
+    """Tight pixel box of the part of ``mask`` (placed at ``x0, y0``) inside the frame."""
+    h, w = mask.shape
+    box = clip_box(x0, y0, x0 + w, y0 + h, spec)
+    if box is None:
+        return None
+    x1, y1, x2, y2 = box
+    part = mask[y1 - y0 : y2 - y0, x1 - x0 : x2 - x0]
+    rows, cols = np.flatnonzero(part.any(axis=1)), np.flatnonzero(part.any(axis=0))
+    if not rows.size:
+        return None
+    return x1 + int(cols[0]), y1 + int(rows[0]), x1 + int(cols[-1]) + 1, y1 + int(rows[-1]) + 1
+
+
 def object_box(spec: SceneSpec, obj: MovingObject, index: int) -> PixelBox | None:
-    """Pixel box an object covers in a frame, or None when not visible."""
+    """Pixel box an object covers in a frame (its outline's, if not a box), or None."""
     place = object_place(spec, obj, index)
     if place is None:
         return None
     x1, y1 = place
+    mask = object_mask(spec, obj, index)
+    if mask is not None:
+        return _mask_box(mask, x1, y1, spec)
     return clip_box(x1, y1, x1 + obj.size[0], y1 + obj.size[1], spec)
+
+
+def shadow_place(spec: SceneSpec, obj: MovingObject, index: int) -> PixelBox | None:
+    """Unclipped ``(x, y, w, h)`` of an object's shadow patch in a frame, or None.
+
+    The shadow is an ellipse a little wider than the object and a quarter as tall, centred at
+    the box's bottom centre moved by ``obj.shadow``.
+    """
+    place = object_place(spec, obj, index)
+    if place is None or obj.shadow is None:
+        return None
+    w, h = obj.size
+    sw, sh = round(w * 1.1), max(6, round(h * 0.25))
+    cx, cy = place[0] + w / 2 + obj.shadow[0], place[1] + h + obj.shadow[1]
+    return math.floor(cx - sw / 2 + 0.5), math.floor(cy - sh / 2 + 0.5), sw, sh
 
 
 def sign_shown(spec: SceneSpec, sign: TextSign, index: int) -> bool:
@@ -290,7 +362,15 @@ def _object_truth(spec: SceneSpec, obj: MovingObject) -> ObjectTruth:
     first, last = min(boxes), max(boxes)
     dwell = _dwell_intervals(obj, spec.duration_s)
     return ObjectTruth(
-        obj.name, obj.color, obj.size, first / spec.fps, last / spec.fps, boxes, dwell, obj.pattern
+        obj.name,
+        obj.color,
+        obj.size,
+        first / spec.fps,
+        last / spec.fps,
+        boxes,
+        dwell,
+        obj.pattern,
+        obj.identity or obj.name,
     )
 
 

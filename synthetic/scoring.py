@@ -16,6 +16,13 @@ y2``. Nothing here reads files.
   matched track changes from one matched frame to the next.
 - Texts match when the read string equals the truth's (case and spaces ignored) and the seen
   intervals overlap; first/last errors are measured on matched texts.
+- Identities, scored only when the run's objects have an ``identity_id`` column (a null one, as
+  on faces, counts for no identity): truth objects are
+  appearances, and appearances sharing an ``identity`` are one thing (one that left and came
+  back). The distinct identities are exact when the run's physical objects carry as many
+  distinct ``identity_id`` as the truth has identities; a return is recognised when every
+  appearance of a truth identity seen twice or more is matched and all its matches carry one
+  ``identity_id`` that no other truth identity's matches carry.
 """
 
 from __future__ import annotations
@@ -66,6 +73,7 @@ class Predicted:
     last_s: float
     text: str | None
     boxes: Mapping[int, Box]
+    identity: str | None = None
 
 
 def predicted_objects(
@@ -84,6 +92,7 @@ def predicted_objects(
         if isinstance(attributes, str):
             attributes = json.loads(attributes)
         text = attributes.get("text") if row["class"] == TEXT else None
+        identity = row.get("identity_id")
         found.append(
             Predicted(
                 str(row["object_id"]),
@@ -92,6 +101,7 @@ def predicted_objects(
                 float(row["last_seen_s"]),
                 text,
                 boxes.get(str(row["object_id"]), {}),
+                None if identity is None else str(identity),
             )
         )
     return found
@@ -116,6 +126,10 @@ class SceneScore:
     tracked_boxes: int = 0
     asked_count: int | None = None
     named_person: int = 0  # physical objects the run called "person" (no synthetic blob is one)
+    truth_identities: int = 0  # distinct things; truth_objects counts their appearances
+    predicted_identities: int | None = None  # None: the run's objects carry no identity_id
+    returns: int = 0  # truth identities seen in two or more appearances
+    returns_recognised: int | None = None  # None when identities were not scored
 
     @property
     def phantoms(self) -> int:
@@ -128,6 +142,13 @@ class SceneScore:
     @property
     def ask_exact(self) -> bool:
         return self.asked_count == self.truth_objects
+
+    @property
+    def identities_exact(self) -> bool | None:
+        """Whether the run saw as many distinct things as there were; None when not scored."""
+        if self.predicted_identities is None:
+            return None
+        return self.predicted_identities == self.truth_identities
 
 
 def _normalised_truth_boxes(truth: GroundTruth, obj: ObjectTruth) -> dict[int, Box]:
@@ -262,6 +283,7 @@ def score_scene(
     asked_count: int | None = None,
 ) -> SceneScore:
     """Every figure of one scene (see the module doc)."""
+    objects = list(objects)
     predicted = predicted_objects(objects, tracks, truth.fps)
     physical = [p for p in predicted if p.cls != TEXT]
     score = SceneScore(len(truth.objects), len(physical), asked_count=asked_count)
@@ -272,98 +294,41 @@ def score_scene(
         score.first_errors_s.append(abs(pred.first_s - obj.first_seen_s))
         score.last_errors_s.append(abs(pred.last_s - obj.last_seen_s))
     score_identity(truth, physical, sampled_frames, score)
+    if any("identity_id" in row for row in objects):
+        score_identities(truth, physical, matches, score)
+    else:
+        score_appearances(truth, score)
     score_texts(truth, [p for p in predicted if p.cls == TEXT], score)
     return score
 
 
-@dataclass(frozen=True)
-class Summary:
-    """The benchmark's figures over many scenes (see ``summarise``)."""
-
-    scenes: int
-    object_precision: float
-    object_recall: float
-    count_exact: float
-    phantoms_per_100: float
-    text_recall: float
-    text_precision: float
-    text_in_time: float
-    first_p50_s: float
-    first_p95_s: float
-    last_p50_s: float
-    last_p95_s: float
-    id_switches: int
-    idf1: float
-    ask_exact: float
-    named_person: float
-    named_person_objects: int  # physical objects named ``person``: none of a synthetic scene is one
-
-    def rows(self) -> list[tuple[str, str, str]]:
-        """(figure, value, target) rows for a table."""
-        return [
-            ("object precision (interval IoU >= 0.5)", f"{self.object_precision:.3f}", ""),
-            ("object recall", f"{self.object_recall:.3f}", ""),
-            ("scenes with the exact object count", f"{self.count_exact:.1%}", ">= 95%"),
-            ("phantom objects per 100 scenes", f"{self.phantoms_per_100:.1f}", "<= 1"),
-            ("text recall", f"{self.text_recall:.1%}", ">= 97%"),
-            ("text precision", f"{self.text_precision:.1%}", ""),
-            ("texts with first/last seen within 1 s", f"{self.text_in_time:.1%}", ""),
-            (
-                "first seen error p50 / p95 (s)",
-                f"{self.first_p50_s:.2f} / {self.first_p95_s:.2f}",
-                "p95 <= 0.5",
-            ),
-            (
-                "last seen error p50 / p95 (s)",
-                f"{self.last_p50_s:.2f} / {self.last_p95_s:.2f}",
-                "p95 <= 0.5",
-            ),
-            ("identity switches", str(self.id_switches), ""),
-            ("IDF1", f"{self.idf1:.3f}", ">= 0.95"),
-            ('"How many objects appeared?" exact', f"{self.ask_exact:.1%}", ""),
-            ("objects named person (no blob is one)", f"{self.named_person:.1%}", "~0"),
-            ("non-person objects named person (count)", str(self.named_person_objects), "0"),
-        ]
+def score_appearances(truth: GroundTruth, score: SceneScore) -> dict[str, list[str]]:
+    """The truth's identities and how many were seen more than once; returns each identity's
+    appearances (truth object names)."""
+    appearances: dict[str, list[str]] = {}
+    for obj in truth.objects:
+        appearances.setdefault(obj.identity, []).append(obj.name)
+    score.truth_identities = len(appearances)
+    score.returns = sum(len(names) > 1 for names in appearances.values())
+    return appearances
 
 
-def _ratio(part: float, whole: float) -> float:
-    return part / whole if whole else 1.0
-
-
-def _percentile(values: list[float], q: float) -> float:
-    return float(np.percentile(values, q)) if values else 0.0
-
-
-def summarise(scores: Sequence[SceneScore]) -> Summary:
-    """Pool every scene's counts (precision and recall over all objects, not per scene)."""
-    total = sum
-    firsts = [e for s in scores for e in s.first_errors_s]
-    lasts = [e for s in scores for e in s.last_errors_s]
-    matched = total(s.matched_objects for s in scores)
-    texts = total(s.matched_texts for s in scores)
-    return Summary(
-        scenes=len(scores),
-        object_precision=_ratio(matched, total(s.predicted_objects for s in scores)),
-        object_recall=_ratio(matched, total(s.truth_objects for s in scores)),
-        count_exact=_ratio(total(s.count_exact for s in scores), len(scores)),
-        phantoms_per_100=100 * _ratio(total(s.phantoms for s in scores), len(scores)),
-        text_recall=_ratio(texts, total(s.truth_texts for s in scores)),
-        text_precision=_ratio(texts, total(s.predicted_texts for s in scores)),
-        text_in_time=_ratio(total(s.texts_in_time for s in scores), texts),
-        first_p50_s=_percentile(firsts, 50),
-        first_p95_s=_percentile(firsts, 95),
-        last_p50_s=_percentile(lasts, 50),
-        last_p95_s=_percentile(lasts, 95),
-        id_switches=total(s.id_switches for s in scores),
-        idf1=_ratio(
-            2 * total(s.idtp for s in scores),
-            total(s.truth_boxes + s.tracked_boxes for s in scores),
-        ),
-        ask_exact=_ratio(total(s.ask_exact for s in scores), len(scores)),
-        named_person=_ratio(
-            total(s.named_person for s in scores), total(s.predicted_objects for s in scores)
-        )
-        if any(s.predicted_objects for s in scores)
-        else 0.0,
-        named_person_objects=total(s.named_person for s in scores),
+def score_identities(
+    truth: GroundTruth,
+    physical: Sequence[Predicted],
+    matches: Sequence[tuple[ObjectTruth, Predicted]],
+    score: SceneScore,
+) -> None:
+    """Distinct identities and recognised returns (see the module doc), for a run whose
+    objects have an ``identity_id`` column (null on some, e.g. faces: those count for none)."""
+    appearances = score_appearances(truth, score)
+    score.predicted_identities = len({p.identity for p in physical if p.identity is not None})
+    given = {obj.name: pred.identity for obj, pred in matches}
+    carried = {k: {given.get(n) for n in names} for k, names in appearances.items()}
+    score.returns_recognised = sum(
+        len(ids) == 1
+        and None not in ids
+        and not any(ids & other for j, other in carried.items() if j != k)
+        for k, ids in carried.items()
+        if len(appearances[k]) > 1
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +27,14 @@ from storage.catalog.database import Catalog
 from storage.catalog.runs.store import RunStore
 from storage.catalog.tenants import TenantStore
 from storage.catalog.videos import NewVideo, VideoStore
-from synthetic import GroundTruth, RandomScene, ground_truth, write_video
+from synthetic import (
+    GroundTruth,
+    RandomScene,
+    ground_truth,
+    random_case_scene,
+    random_scene,
+    write_video,
+)
 from synthetic.scoring import SceneScore, score_scene
 
 QUESTION = "How many objects appeared?"
@@ -36,6 +44,18 @@ QUESTION = "How many objects appeared?"
 TUNING_SEEDS = range(0, 200)
 HELDOUT_SEEDS = range(100_000, 100_200)
 SEED_RANGES = {"tuning": TUNING_SEEDS, "heldout": HELDOUT_SEEDS}
+# The cases family (``synthetic.random_case_scene``) has its own two ranges, fixed the same way
+# before any figure of the family was seen.
+CASES_TUNING_SEEDS = range(0, 100)
+CASES_HELDOUT_SEEDS = range(200_000, 200_100)
+FAMILY_SEED_RANGES = {
+    "scenes": SEED_RANGES,
+    "cases": {"tuning": CASES_TUNING_SEEDS, "heldout": CASES_HELDOUT_SEEDS},
+}
+FAMILIES: dict[str, Callable[[int], RandomScene]] = {
+    "scenes": random_scene,
+    "cases": random_case_scene,
+}
 
 
 @dataclass(frozen=True)

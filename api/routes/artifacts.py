@@ -68,7 +68,10 @@ _DOCUMENT_CACHING = "private, no-cache"
     "/api/product/videos/{video_id}/scene-graph",
     summary="Scene graph (world state)",
     description="Objects, zones, events and relations of the newest succeeded run, each with the "
-    "evidence ids that back it. Text read in the video is an object of class `text`.",
+    "evidence ids that back it. Text read in the video is an object of class `text`. Each "
+    "physical object is one appearance of an identity (`identity_id`, with `appearance` and "
+    "`appearances`): a thing that left the picture and came back is two objects of one "
+    "identity, so distinct `identity_id`s count different things and objects count appearances.",
     responses=_ARTIFACT_ERRORS,
     response_model=SceneGraph,
     response_model_by_alias=True,

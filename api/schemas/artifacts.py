@@ -25,6 +25,23 @@ class ObjectPublic(BaseModel):
         default=None, description="Measured dominant colour (null for texts, older runs)."
     )
     colour_confidence: float | None = None
+    identity_id: str | None = Field(
+        default=None,
+        description="The thing this object is an appearance of: the objects of one thing that "
+        "left the picture and came back share it, so distinct identity ids count different "
+        "things and objects count appearances (null for texts, faces and older runs).",
+        examples=["idn_01jd3k8w2n6qz4b7xv0c9mrt5h"],
+    )
+    appearance: int | None = Field(
+        default=None,
+        description="Which appearance of its identity this object is, 1 for the first in time.",
+        examples=[2],
+    )
+    appearances: int | None = Field(
+        default=None,
+        description="How many appearances (objects) its identity has in the run.",
+        examples=[3],
+    )
 
     model_config = ConfigDict(populate_by_name=True)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from api.schemas.videos import not_blank
@@ -48,6 +50,7 @@ class Interpreted(BaseModel):
                     "subject": "object",
                     "qualifiers": {"colour": "red", "action": "appear"},
                     "window": {"start_s": 28.0, "end_s": None},
+                    "counted": "identities",
                 }
             ]
         }
@@ -66,6 +69,12 @@ class Interpreted(BaseModel):
         "before_cut, last)."
     )
     window: InterpretedWindow | None = Field(description="The time window asked about.")
+    counted: Literal["identities", "appearances"] | None = Field(
+        default=None,
+        description="For a count of things: `identities` (different things: one that left and "
+        "came back counts once, 'how many different people?') or `appearances` (times things "
+        "came into view, 'how many times did people pass?'); absent for other questions.",
+    )
 
 
 class AskAnswer(BaseModel):

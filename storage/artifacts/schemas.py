@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 3  # 3: objects.colour, objects.colour_confidence
+SCHEMA_VERSION = 4  # 3: objects.colour, objects.colour_confidence; 4: identities (tracks, objects)
 
 _BOX = pa.list_(pa.float32(), 4)
 _IDS = pa.list_(pa.string())
@@ -95,9 +95,19 @@ DETECTIONS = pa.schema(
     metadata={"doc": "Every box every detector found, with the track it was assigned to."},
 )
 
-# The same columns as DETECTIONS; only what the table holds differs.
-TRACKS = DETECTIONS.with_metadata(
-    {"doc": "The detections kept by tracking, each with the object (track_id) it belongs to."}
+_IDENTITY_DOC = (
+    "The identity ('idn_...') of the thing it is: the objects of one thing that left the "
+    "picture and came back share it (tasks.track.identities); null for texts and faces, and in "
+    "runs of schema version 3 or older."
+)
+
+# The columns of DETECTIONS, and the identity each kept box's object belongs to.
+TRACKS = pa.schema(
+    [*DETECTIONS, _col("identity_id", pa.string(), _IDENTITY_DOC)],
+    metadata={
+        "doc": "The detections kept by tracking, each with the object (track_id) it belongs "
+        "to and that object's identity."
+    },
 )
 
 OBJECTS = pa.schema(
@@ -149,8 +159,24 @@ OBJECTS = pa.schema(
             "How sure the colour is, 0..1: its margin over the next named colour times the "
             "share of looks that agreed; null when colour is null.",
         ),
+        _col("identity_id", pa.string(), _IDENTITY_DOC),
+        _col(
+            "appearance",
+            pa.int32(),
+            "Which of its identity's appearances this object is (1 for the first in time); "
+            "null where identity_id is null.",
+        ),
+        _col(
+            "appearances",
+            pa.int32(),
+            "How many objects (appearances: times it came into view) its identity has; null "
+            "where identity_id is null.",
+        ),
     ],
-    metadata={"doc": "The scene graph's objects (text read in the video has class 'text')."},
+    metadata={
+        "doc": "The scene graph's objects (text read in the video has class 'text'); each "
+        "physical object is one appearance of an identity (identity_id)."
+    },
 )
 
 ZONES = pa.schema(

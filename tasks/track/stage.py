@@ -1,7 +1,9 @@
 """Stage "track": the physical detector's boxes are tracked (``tasks.track.bytetrack``,
 ByteTrack-style), text rows come tracked by the OCR, and motion tracks that are only a sign
 appearing are dropped. Where the ``person`` detector ran, each motion track takes the class its
-looks agree on (``tasks.track.classes``); faces are tracked as objects of their own.
+looks agree on (``tasks.track.classes``); faces are tracked as objects of their own. Each
+physical track is an appearance of an identity (``tasks.track.identities``): the tracks of one
+thing that left and came back share one ``identity_id``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from tasks.track.appearance import detection_looks
 from tasks.track.bytetrack import BoolArray, TrackerConfig
 from tasks.track.classes import apply_votes, vote_classes
 from tasks.track.continuity import ids_across_cuts
+from tasks.track.identities import identify_tracks
 from tasks.track.sequence import track_detections, tracked_boxes
 from ves.ids import new_id
 
@@ -63,7 +66,14 @@ def face_tracks(table: pa.Table) -> pa.Table | None:
         detections_from_table(faces), TrackerConfig(min_track_s=MIN_FACE_TRACK_S)
     )
     ids = {int(t): new_id("obj") for t in np.unique(tracked.track_ids)}
-    return detections_to_table(tracked, "face", ids)
+    return with_identities(detections_to_table(tracked, "face", ids), None)
+
+
+def with_identities(table: pa.Table, identities: list[str] | None) -> pa.Table:
+    """A ``detections``-schema table with each row's ``identity_id`` (all null when None: texts
+    and faces are no appearances of a thing)."""
+    values: list[str | None] = [None] * table.num_rows if identities is None else [*identities]
+    return table.append_column("identity_id", pa.array(values, pa.string()))
 
 
 def thumbnail_reader(frames_dir: str | Path) -> Callable[[int], Frame | None]:
@@ -96,8 +106,8 @@ def track_table(
     gives the sampled frames' pictures, see ``tasks.track.appearance``), and a track that does
     not carry on across a scene cut at ``cuts_s`` is ended there (``tasks.track.continuity``);
     text rows come tracked by the OCR and are kept as they are; motion tracks that are only
-    text appearing are dropped; motion tracks are named by the person detector's looks; faces
-    are tracked on their own.
+    text appearing are dropped; motion tracks are named by the person detector's looks and
+    linked into identities by their looks in the same pictures; faces are tracked on their own.
     """
     dets = detections_from_table(_rows(table, physical))
     text_rows = _rows(table, "ocr")
@@ -112,7 +122,13 @@ def track_table(
     if physical == "motion":
         tracks = named_tracks(tracks, table, estimated)
     object_ids = {int(t): new_id("obj") for t in np.unique(tracks.track_ids)}
-    parts = [detections_to_table(tracks, physical, object_ids), text_rows]
+    numbers = identify_tracks(tracks, frame_at)
+    identity_ids = {n: new_id("idn") for n in sorted(set(numbers.values()))}
+    identities = [identity_ids[numbers[int(t)]] for t in tracks.track_ids]
+    parts = [
+        with_identities(detections_to_table(tracks, physical, object_ids), identities),
+        with_identities(text_rows, None),
+    ]
     faces = face_tracks(table)
     if faces is not None:
         parts.append(faces)

@@ -22,6 +22,7 @@ from tasks.detections import TEXT_CLASS, Detections, detections_from_table, trac
 from tasks.geometry import ZoneSpec, points_in_polygon
 from tasks.sample.frames import FrameFile
 from tasks.track.classes import ClassVote
+from tasks.world_state.appearances import identities_of, number_appearances
 from tasks.world_state.colour import Frame, measure_colour
 from tasks.world_state.parts import FACE_CLASS, class_votes, part_of
 from tasks.world_state.trajectories import (
@@ -347,12 +348,14 @@ def build_world_state(
     object_ids: dict[int, str] | None = None,
     votes: dict[str, ClassVote] | None = None,
     frame_of: Callable[[int], Frame] | None = None,
+    identities: dict[str, str] | None = None,
 ) -> WorldState:
     """The world state of a run (the pure core of the stage).
 
     ``object_ids`` names the objects of track numbers (as the track stage published them);
     ``votes`` says, by object id, how the person detector's looks voted (``parts.class_votes``);
-    ``frame_of`` gives a sampled frame (RGB) by sample index, to measure objects' colours.
+    ``frame_of`` gives a sampled frame (RGB) by sample index, to measure objects' colours;
+    ``identities`` gives each physical object's identity id (``appearances.identities_of``).
     """
     last_t = float(frames[-1]["t_s"]) if frames else 0.0
     b = _Builder(cfg, last_t, object_ids or {}, votes or {}, frame_of)
@@ -378,6 +381,7 @@ def build_world_state(
     people = [(t, i) for t, i in zip(physical, ids, strict=True) if t.class_name == "person"]
     b.world.relations.extend(part_of(faces, people))
     _add_refreshes(b, frames)
+    number_appearances(b.world.objects, identities or {})
     b.world.events.sort(key=event_order)
     return b.world
 
@@ -398,7 +402,7 @@ def world_state_task(ctx: RunContext, frames: FrameFile | None = None) -> list[S
     cfg = WorldConfig(ctx.options.zone_specs(), step, dwell_s=ctx.settings.dwell_s)
     votes = class_votes(table, read_table(out, "detections"))
     frame_of = frames.__getitem__ if frames is not None and len(frames) else None
-    world = build_world_state(tracks, rows, cfg, numbered, votes, frame_of)
+    world = build_world_state(tracks, rows, cfg, numbered, votes, frame_of, identities_of(table))
     for name in ("objects", "zones", "events", "relations"):
         write_rows(out, name, getattr(world, name))
     get_run_logger().info(

@@ -15,7 +15,7 @@ import pytest
 
 from storage.artifacts.reads import ArtifactReader
 from synthetic import random_scene
-from synthetic.scoring import summarise
+from synthetic.summary import summarise
 from testkit.perception import HELDOUT_SEEDS, ScoredScene, run_scene
 
 SEEDS = HELDOUT_SEEDS[:12]

@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 import pyarrow.fs as pafs
+import pyarrow.parquet as pq
 import pytest
 
 from storage.artifacts.analyst_views import (
@@ -26,7 +27,7 @@ from storage.artifacts.analyst_views import (
 )
 from storage.artifacts.schemas import ARTIFACTS, SCHEMA_VERSION, doc_of
 from testkit.s3 import S3Server
-from tests.fixtures.analyst_runs import PUBLISHED_EVENT_COUNTS, build_tree
+from tests.fixtures.analyst_runs import PUBLISHED_EVENT_COUNTS, build_tree, obj
 from ves.errors import InvalidRequest
 
 Opener = Callable[[Path], duckdb.DuckDBPyConnection]
@@ -168,3 +169,35 @@ def test_the_manifest_names_the_files_a_view_reads(data_dir: Path) -> None:
     assert _rows(_on_local(data_dir), "SELECT count(*) FROM frames") == [(0,)]
     manifest = json.loads((run_a / "manifest.json").read_text())
     assert "frames.parquet" not in [f["name"] for f in manifest["files"]]
+
+
+def _publish_objects(data_dir: Path, run: str, objects: pa.Table, version: int) -> None:
+    """A published run of acme holding only ``objects.parquet``, written as it is."""
+    folder = data_dir / "artifacts" / "tenant=acme" / f"video=vid_{run}" / f"run={run}"
+    folder.mkdir(parents=True)
+    path = folder / "objects.parquet"
+    pq.write_table(objects, path)
+    file = {"name": path.name, "bytes": path.stat().st_size, "sha256": "x", "rows": len(objects)}
+    manifest = {"tenant_id": "acme", "video_id": f"vid_{run}", "run_id": run, "files": [file]}
+    stamp = {"schema_version": version, "published_at": "2026-01-01T00:00:00Z"}
+    (folder / "manifest.json").write_text(json.dumps(manifest | stamp))
+
+
+def test_people_and_appearances_count_over_new_and_older_runs(data_dir: Path) -> None:
+    """The how-to's query: a run of schema version 4 (one person who came back: two objects of
+    one identity, and a second person) next to a run written before identities existed (its
+    objects file has no identity columns: they read as null, each object counts once)."""
+    people = [
+        obj("obj_4", "person", 1.0, 5.0) | {"identity_id": "idn_1", "appearance": 1},
+        obj("obj_5", "person", 2.0, 6.0) | {"identity_id": "idn_2", "appearance": 1},
+        obj("obj_6", "person", 9.0, 12.0) | {"identity_id": "idn_1", "appearance": 2},
+    ]
+    table = pa.Table.from_pylist(people, schema=ARTIFACTS["objects"])
+    _publish_objects(data_dir, "run_d", table, SCHEMA_VERSION)
+    older = table.drop_columns(["identity_id", "appearance", "appearances"])
+    _publish_objects(data_dir, "run_e", older, 3)
+    query = (
+        "SELECT run_id, count(DISTINCT coalesce(identity_id, object_id)) AS people, "
+        "count(*) AS appearances FROM objects WHERE class = 'person' GROUP BY 1 ORDER BY 1"
+    )
+    assert _rows(_on_local(data_dir), query) == [("run_d", 2, 3), ("run_e", 3, 3)]

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from synthetic import GroundTruth, MovingObject, SceneSpec, TextSign, ground_truth
-from synthetic.scoring import interval_iou, score_scene, summarise
+from synthetic.scoring import interval_iou, score_scene
+from synthetic.summary import summarise
 
 FPS = 10
 WIDE, HIGH = 320, 240
@@ -122,3 +123,85 @@ def test_texts_match_by_string_and_time(truth: GroundTruth) -> None:
 )
 def test_interval_iou(a: tuple[float, float], b: tuple[float, float], expected: float) -> None:
     assert interval_iou(a, b) == pytest.approx(expected)
+
+
+@pytest.fixture(scope="module")
+def returning() -> GroundTruth:
+    """A red thing that leaves at the right and comes back (one identity, two appearances),
+    and a blue one that stays."""
+    out = ((0.0, 20.0, 60.0), (3.0, 360.0, 60.0))
+    back = ((6.0, 360.0, 60.0), (9.0, 100.0, 60.0))
+    red = MovingObject("red", (220, 40, 40), (30, 60), out, identity="red")
+    again = MovingObject("red-back", (220, 40, 40), (30, 60), back, identity="red")
+    blue = MovingObject("blue", (40, 40, 220), (30, 30), ((0.0, 160.0, 200.0), (9.0, 160.0, 20.0)))
+    spec = SceneSpec(width=WIDE, height=HIGH, fps=FPS, objects=(red, again, blue))
+    return ground_truth(spec)
+
+
+def identified_run(truth: GroundTruth, identities: list[str]) -> list[dict[str, Any]]:
+    """A perfect run's objects, the k-th physical one carrying ``identities[k]``."""
+    objects = perfect_run_objects(truth)
+    for row, identity in zip(objects, identities, strict=True):
+        row["identity_id"] = identity
+    return objects
+
+
+def perfect_run_objects(truth: GroundTruth) -> list[dict[str, Any]]:
+    return [_object(f"obj_{k}", o.first_seen_s, o.last_seen_s) for k, o in enumerate(truth.objects)]
+
+
+def _tracks(truth: GroundTruth) -> list[dict[str, Any]]:
+    return [
+        {
+            "t_s": f / FPS,
+            "bbox": [b[0] / WIDE, b[1] / HIGH, b[2] / WIDE, b[3] / HIGH],
+            "track_id": f"obj_{k}",
+        }
+        for k, obj in enumerate(truth.objects)
+        for f, b in obj.boxes.items()
+    ]
+
+
+def test_truth_counts_appearances_and_identities(returning: GroundTruth) -> None:
+    assert returning.identities == ("red", "blue")
+    assert [o.identity for o in returning.objects] == ["red", "red", "blue"]
+    score = score_scene(
+        returning, perfect_run_objects(returning), _tracks(returning), frames(returning)
+    )
+    assert (score.truth_objects, score.truth_identities, score.returns) == (3, 2, 1)
+    assert score.predicted_identities is None and score.identities_exact is None
+    assert summarise([score]).rows()[-1] == (
+        "distinct identities (the run has no identity_id)",
+        "not scored",
+        "",
+    )
+
+
+@pytest.mark.parametrize(
+    ("identities", "exact", "recognised"),
+    [
+        (["id_a", "id_a", "id_b"], True, 1),  # the return is recognised
+        (["id_a", "id_c", "id_b"], False, 0),  # counted once per appearance
+        (["id_a", "id_a", "id_a"], False, 0),  # everything merged into one identity
+    ],
+)
+def test_identities_are_scored_when_the_run_carries_them(
+    returning: GroundTruth, identities: list[str], exact: bool, recognised: int
+) -> None:
+    objects = identified_run(returning, identities)
+    score = score_scene(returning, objects, _tracks(returning), frames(returning))
+    assert (score.identities_exact, score.returns_recognised) == (exact, recognised)
+    summary = summarise([score])
+    assert summary.identity_scenes == 1
+    assert summary.returns_recognised == f"{recognised} of 1"
+
+
+def test_an_object_with_a_null_identity_counts_for_no_identity(returning: GroundTruth) -> None:
+    objects = identified_run(returning, ["id_a", "id_a", "id_b"])
+    objects.append({**_object("obj_face", 1.0, 2.0, "face"), "identity_id": None})
+    score = score_scene(returning, objects, _tracks(returning), frames(returning))
+    assert (score.predicted_identities, score.identities_exact, score.returns_recognised) == (
+        2,
+        True,
+        1,
+    )
