@@ -88,10 +88,21 @@ def thumbnail_reader(frames_dir: str | Path) -> Callable[[int], Frame | None]:
     return read
 
 
+# A scene cut scoring at least this is another place for certain (tasks.sample.scene_score:
+# cuts of random scenes score 0.46 to 1.0); under it, down to the sample stage's threshold, it
+# may be the same place in a new look (an infrared switch scored 0.31 and 0.34), and the
+# tracker's word stands there.
+CERTAIN_CUT_SCORE = 0.45
+
+
 def scene_cuts(frames: Sequence[Mapping[str, Any]]) -> list[float]:
-    """Times of the sampled frames that follow a scene cut (``refresh_reason`` 'scene_change';
-    a chunk's start is no cut: the video carries on)."""
-    return [float(row["t_s"]) for row in frames if row["refresh_reason"] == "scene_change"]
+    """Times of the sampled frames that follow a certain scene cut (``refresh_reason``
+    'scene_change' scoring at least ``CERTAIN_CUT_SCORE``; a chunk's start is no cut)."""
+    return [
+        float(row["t_s"])
+        for row in frames
+        if row["refresh_reason"] == "scene_change" and row["scene_score"] >= CERTAIN_CUT_SCORE
+    ]
 
 
 def track_table(

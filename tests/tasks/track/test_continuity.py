@@ -27,7 +27,7 @@ from tasks.sample.scene_score import scene_score
 from tasks.track.bytetrack import TrackerConfig
 from tasks.track.continuity import split_at_cuts
 from tasks.track.sequence import track_detections
-from tasks.track.stage import MIN_TRACK_S
+from tasks.track.stage import MIN_TRACK_S, scene_cuts
 
 SAMPLE_FPS = 5
 ANALYSIS_WIDTH = 240
@@ -201,3 +201,15 @@ def test_split_at_cuts(jump_at: int | None, cuts: list[float], expected: list[in
 def test_a_part_shorter_than_min_track_s_after_a_cut_is_dropped() -> None:
     out = split_at_cuts(_tracks(_walk(20, 17), [1] * 20), [17 * 0.2], 1.0)
     assert out.track_ids.tolist() == [1] * 17
+
+
+def test_only_certain_cuts_end_tracks() -> None:
+    """A refresh scoring under CERTAIN_CUT_SCORE may be a new look of the same place (an
+    infrared switch scored 0.31): the track stage ends tracks only at certain cuts."""
+    rows = [
+        {"t_s": 0.0, "refresh_reason": "start", "scene_score": 0.0},
+        {"t_s": 2.0, "refresh_reason": "scene_change", "scene_score": 0.31},
+        {"t_s": 4.0, "refresh_reason": "scene_change", "scene_score": 0.6},
+        {"t_s": 6.0, "refresh_reason": "chunk_start", "scene_score": 0.9},
+    ]
+    assert scene_cuts(rows) == [4.0]
