@@ -141,7 +141,12 @@ class SceneScore:
 
     @property
     def ask_exact(self) -> bool:
-        return self.asked_count == self.truth_objects
+        """Whether "How many objects appeared?" was answered right: the distinct things where
+        the run has identities (Ask counts identities there, a thing that came back once),
+        else the objects (every thing of ``random_scene`` is one appearance)."""
+        if self.predicted_identities is None:
+            return self.asked_count == self.truth_objects
+        return self.asked_count == self.truth_identities
 
     @property
     def identities_exact(self) -> bool | None:

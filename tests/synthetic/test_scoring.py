@@ -205,3 +205,17 @@ def test_an_object_with_a_null_identity_counts_for_no_identity(returning: Ground
         True,
         1,
     )
+
+
+def test_asked_counts_are_scored_against_things_where_the_run_has_identities(
+    returning: GroundTruth,
+) -> None:
+    """Ask counts identities when a run has them ("2 different objects appeared"), so its count
+    is right when it says the distinct things; without identities it counts appearances."""
+    objects = identified_run(returning, ["id_a", "id_a", "id_b"])
+    things = score_scene(returning, objects, _tracks(returning), frames(returning), asked_count=2)
+    per_look = score_scene(returning, objects, _tracks(returning), frames(returning), asked_count=3)
+    assert things.ask_exact and not per_look.ask_exact
+    plain = perfect_run_objects(returning)
+    old = score_scene(returning, plain, _tracks(returning), frames(returning), asked_count=3)
+    assert old.ask_exact
