@@ -8,8 +8,9 @@ thing that left and came back share one ``identity_id``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -17,7 +18,7 @@ import pyarrow.compute as pc
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
-from storage.artifacts.layout import read_table, write_table
+from storage.artifacts.layout import read_rows, read_table, write_table
 from tasks.context import RunContext
 from tasks.detect.detectors.person import PERSON_CLASS, PersonConfig
 from tasks.detect.text_tracks import explained_by_text
@@ -26,6 +27,7 @@ from tasks.sample.frames import Frame, frame_name, read_rgb
 from tasks.track.appearance import detection_looks
 from tasks.track.bytetrack import BoolArray, TrackerConfig
 from tasks.track.classes import apply_votes, vote_classes
+from tasks.track.continuity import ids_across_cuts
 from tasks.track.identities import identify_tracks
 from tasks.track.sequence import track_detections, tracked_boxes
 from ves.ids import new_id
@@ -86,21 +88,44 @@ def thumbnail_reader(frames_dir: str | Path) -> Callable[[int], Frame | None]:
     return read
 
 
+# A scene cut scoring at least this is another place for certain (tasks.sample.scene_score:
+# cuts of random scenes score 0.46 to 1.0); under it, down to the sample stage's threshold, it
+# may be the same place in a new look (an infrared switch scored 0.31 and 0.34), and the
+# tracker's word stands there.
+CERTAIN_CUT_SCORE = 0.45
+
+
+def scene_cuts(frames: Sequence[Mapping[str, Any]]) -> list[float]:
+    """Times of the sampled frames that follow a certain scene cut (``refresh_reason``
+    'scene_change' scoring at least ``CERTAIN_CUT_SCORE``; a chunk's start is no cut)."""
+    return [
+        float(row["t_s"])
+        for row in frames
+        if row["refresh_reason"] == "scene_change" and row["scene_score"] >= CERTAIN_CUT_SCORE
+    ]
+
+
 def track_table(
-    table: pa.Table, physical: str, frame_at: Callable[[int], Frame | None] | None = None
+    table: pa.Table,
+    physical: str,
+    frame_at: Callable[[int], Frame | None] | None = None,
+    cuts_s: Sequence[float] = (),
 ) -> tuple[pa.Table, int]:
     """``tracks.parquet`` from ``detections.parquet`` (the pure core of the stage).
 
     The ``physical`` detector's rows are tracked (with each box's colours when ``frame_at``
-    gives the sampled frames' pictures, see ``tasks.track.appearance``); text rows come tracked
-    by the OCR and are kept as they are; motion tracks that are only text appearing are
-    dropped; motion tracks are named by the person detector's looks and linked into
-    identities by their looks in the same pictures; faces are tracked on their own.
+    gives the sampled frames' pictures, see ``tasks.track.appearance``), and a track that does
+    not carry on across a scene cut at ``cuts_s`` is ended there (``tasks.track.continuity``);
+    text rows come tracked by the OCR and are kept as they are; motion tracks that are only
+    text appearing are dropped; motion tracks are named by the person detector's looks and
+    linked into identities by their looks in the same pictures; faces are tracked on their own.
     """
     dets = detections_from_table(_rows(table, physical))
     text_rows = _rows(table, "ocr")
     looks = None if frame_at is None else detection_looks(dets, frame_at).astype(np.float64)
     tracks, estimated = tracked_boxes(dets, TrackerConfig(min_track_s=MIN_TRACK_S), looks=looks)
+    ids = ids_across_cuts(tracks, cuts_s, MIN_TRACK_S)
+    tracks, estimated = tracks.select(ids >= 0).with_track_ids(ids[ids >= 0]), estimated[ids >= 0]
     if physical == "motion" and text_rows.num_rows:
         drop = explained_by_text(tracks, detections_from_table(text_rows))
         kept = ~np.isin(tracks.track_ids, drop)
@@ -130,7 +155,8 @@ def track_task(ctx: RunContext, physical: str, frames_dir: str | None = None) ->
     out = ctx.layout.out_dir
     table = read_table(out, "detections")
     frame_at = None if frames_dir is None else thumbnail_reader(frames_dir)
-    tracks, count = track_table(table, physical, frame_at)
+    cuts = scene_cuts(read_rows(out, "frames"))
+    tracks, count = track_table(table, physical, frame_at, cuts)
     write_table(out, "tracks", tracks)
     get_run_logger().info("%d tracks from %d boxes", count, table.num_rows)
     return count

@@ -1,8 +1,9 @@
 """The motion detector's background model: how it learns, follows the light and forgets ghosts.
 
 Split from ``tasks.detect.detectors.motion`` (which finds regions of change against this model):
-the selective update, the frame's overall gain (lights, auto-exposure) and the ghost test are
-the three ways the background changes, and each is a pure function of arrays.
+the selective update, the frame's overall gain (lights, auto-exposure), the remap to a new look
+of the same place (an exposure reset, an infrared filter switching) and the ghost test are the
+ways the background changes, and each is a pure function of arrays.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from scipy import ndimage
 FloatImage = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.bool_]
 Boxes = npt.NDArray[np.float64]
+
+_REMAP_ROUNDS = 3  # fits of remap_background, each on the pixels the last one explained best
 
 
 def edge_strength(planes: FloatImage) -> FloatImage:
@@ -83,3 +86,28 @@ def frame_gain(planes: FloatImage, reference: FloatImage) -> float:
         return 1.0
     gain = float(np.median(planes[:, ::4, ::4][lit] / ref[lit]))
     return gain if 0.5 < gain < 2.0 and abs(gain - 1.0) > 0.01 else 1.0
+
+
+def remap_background(background: FloatImage, planes: FloatImage) -> FloatImage:
+    """``background`` as it would look in the light (or the camera mode) of ``planes``.
+
+    A light switched on, an exposure reset or a camera's infrared filter switching changes how
+    every pixel of the same place looks at once, which ``frame_gain`` (one factor) does not
+    follow. Each channel of the frame is fitted as an affine mix of the background's channels
+    (a colour frame turning grey is one such mix), by least squares on every fourth pixel, twice
+    refitted on the pixels the fit explains best: moving things and clipped highlights are a
+    small part of the frame, so they drop out of the fit, and things that were foreground stay
+    foreground against the remapped background. Returns a new ``(C, H, W)`` array.
+    """
+    channels = background.shape[0]
+    sample = background[:, ::4, ::4].reshape(channels, -1).T.astype(np.float64)
+    target = planes[:, ::4, ::4].reshape(planes.shape[0], -1).T.astype(np.float64)
+    design = np.hstack([sample, np.ones((len(sample), 1))])
+    keep = np.ones(len(sample), dtype=bool)
+    for _ in range(_REMAP_ROUNDS):
+        coef = np.linalg.lstsq(design[keep], target[keep], rcond=None)[0]
+        residual = np.abs(target - design @ coef).max(axis=1)
+        keep = residual <= max(float(np.median(residual)) * 2.0, 2.0)
+    flat = background.reshape(channels, -1).T @ coef[:channels] + coef[channels]
+    remapped = np.clip(flat.T, 0.0, 255.0).reshape(planes.shape)
+    return np.ascontiguousarray(remapped, dtype=np.float32)

@@ -12,9 +12,20 @@ average at 0.05 per sampled frame swallows an object that stops within about 5 s
 person who stops to wait would vanish and the tracker would lose them. With the selective update
 a dwelling object stays detected for about ``ln(difference / threshold) / foreground_rate``
 sampled frames (minutes), while a slow lighting drift, which never crosses the threshold, is still
-followed. The price is the classic one: whatever stood in the frame when the background was
-(re)started leaves a "ghost" where it stood once it moves away, and that ghost fades only at the
-slow rate too. Hence the restarts at scene cuts and on frame-wide change (``max_changed_fraction``).
+followed (measured: a thing that stops for 8 s stays a box in every sampled frame, and leaves no
+ghost when it goes, ``tests/tasks/track/test_continuity.py``). The price is the classic one:
+whatever stood in the frame when the background was (re)started leaves a "ghost" where it stood
+once it moves away, and that ghost would fade only at the slow rate too; the ghost test
+(``background.ghost_regions``) finds it, in each region of change before regions are merged (a
+thing that stops again near where it stood is otherwise one box with its ghost) and in the
+merged boxes, and the background takes the frame there at once.
+
+Hence, too, as few restarts as possible. The background restarts at the sample stage's scene
+cuts, and on a frame-wide change (``max_changed_fraction``) only when a remap of the background
+to the frame's new look (``background.remap_background``: an exposure reset, a light, an
+infrared filter switching) does not explain it (``remap_max_fraction``): a new look of the same
+place keeps the remapped background, so what was moving or standing there stays foreground.
+Which identities carry on across a cut is the track stage's call (``tasks.track.continuity``).
 
 Fragments are joined by merging their BOXES (``merge_gap``) rather than by a dilation or closing
 of the mask: a dilation fattens every box by its radius (which costs IoU on small objects) and
@@ -44,6 +55,7 @@ from tasks.detect.detectors.background import (
     Mask,
     frame_gain,
     ghost_regions,
+    remap_background,
     update_background,
 )
 from tasks.detect.detectors.base import FrameView
@@ -91,6 +103,15 @@ class MotionConfig(BaseModel):
             background restarts from that frame, which gives no boxes (Frigate recalibrates too,
             at 80 %). Lower here because the selective update would otherwise keep a frame-wide
             box for minutes: the lobby's cut changes only 46 % of a grey frame by > 25 levels.
+        remap_max_fraction: before restarting on a frame-wide change, the background is
+            remapped to the frame's new look (``remap_background``: an exposure reset, an
+            infrared filter switching); when that leaves at most this fraction of the frame
+            changed, it was the same place in a new look, and the background keeps the remap,
+            so whatever was moving or standing there stays foreground (a restart would take it
+            into the background, and leave its ghost when it moves). Small, because a cut
+            between two plain pictures is also explained by a remap all but 11 to 15 % (the
+            lobby's cut, measured) and each pixel left over would be change for minutes.
+            0 restarts on every frame-wide change.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -106,6 +127,7 @@ class MotionConfig(BaseModel):
     max_changed_fraction: float = Field(0.35, gt=0.0, le=1.0)
     follow_gain: bool = True
     ghost_edge_ratio: float = Field(0.6, ge=0.0, le=1.0)
+    remap_max_fraction: float = Field(0.05, ge=0.0, le=1.0)
 
 
 def check_frame(frame: Frame) -> None:
@@ -266,6 +288,7 @@ class MotionDetector:
         self.frames_seen = 0
         self._background: FloatImage | None = None
         self._frames_since_reset = 0
+        self.remapped: list[int] = []  # frames where the background took a new look, in order
 
     def reset(self, grey: Frame) -> None:
         """Start a new background from ``grey`` (first frame, or the first after a scene cut)."""
@@ -327,15 +350,22 @@ class MotionDetector:
         diff = difference_image(planes, background)
         mask = mask_changes(diff, self.config.threshold, self.config.open_px)
         if mask.mean() > self.config.max_changed_fraction:
-            return self._restart(planes)
+            background = remap_background(background, planes)
+            diff = difference_image(planes, background)
+            mask = mask_changes(diff, self.config.threshold, self.config.open_px)
+            if mask.mean() > self.config.remap_max_fraction:
+                return self._restart(planes)
+            self._background = background
+            self.remapped.append(frame_index)
         if ignore is not None and len(ignore):
             self._forget(mask, ignore, background, planes)
+        # Ghosts are looked for in each region of change before regions are merged (a thing
+        # that stood where the background began and stopped again nearby is two regions, its
+        # ghost and itself, merged into one box whose outline is the thing's), then in the
+        # merged boxes (a ghost in fragments).
+        self._forget_ghosts(find_regions(mask, diff)[0], mask, planes, background)
         boxes, scores = boxes_from_mask(mask, diff, self.config)
-        ghosts = ghost_regions(mask, boxes, planes, background, self.config.ghost_edge_ratio)
-        for x1, y1, x2, y2 in boxes[ghosts].astype(np.int64):
-            gone = mask[y1:y2, x1:x2]  # the ghost's pixels become background at once
-            background[:, y1:y2, x1:x2][:, gone] = planes[:, y1:y2, x1:x2][:, gone]
-            mask[y1:y2, x1:x2] &= ~gone
+        ghosts = self._forget_ghosts(boxes, mask, planes, background)
         boxes, scores = boxes[~ghosts], scores[~ghosts]
         self._learn(background, planes, mask)
         height, width = mask.shape
@@ -353,6 +383,18 @@ class MotionDetector:
             cols = slice(max(int(x1) - 1, 0), min(int(np.ceil(x2)) + 1, width))
             mask[rows, cols] = False
             background[:, rows, cols] = planes[:, rows, cols]
+
+    def _forget_ghosts(
+        self, boxes: Boxes, mask: Mask, planes: FloatImage, background: FloatImage
+    ) -> npt.NDArray[np.bool_]:
+        """Which of ``boxes`` are ghosts (``ghost_regions``); their pixels leave ``mask`` and
+        become background at once."""
+        ghosts = ghost_regions(mask, boxes, planes, background, self.config.ghost_edge_ratio)
+        for x1, y1, x2, y2 in boxes[ghosts].astype(np.int64):
+            gone = mask[y1:y2, x1:x2].copy()
+            background[:, y1:y2, x1:x2][:, gone] = planes[:, y1:y2, x1:x2][:, gone]
+            mask[y1:y2, x1:x2] &= ~gone
+        return ghosts
 
     def _restart(self, planes: FloatImage) -> Detections:
         """Begin a new background from ``planes``; that frame itself gives no boxes."""

@@ -27,7 +27,7 @@ from synthetic import (
     render_frame,
 )
 from synthetic.scenes import demo_scene
-from tasks.detect.detectors.background import edge_strength, edges_in
+from tasks.detect.detectors.background import edge_strength, edges_in, remap_background
 from tasks.detect.detectors.motion import (
     MotionConfig,
     MotionDetector,
@@ -390,3 +390,45 @@ def test_edges_in_a_window_equal_the_whole_frames_edges_there() -> None:
     whole = edge_strength(planes)
     for y1, y2, x1, x2 in [(0, 40, 0, 60), (0, 5, 0, 7), (10, 20, 30, 45), (33, 40, 52, 60)]:
         np.testing.assert_array_equal(edges_in(planes, (y1, y2, x1, x2)), whole[y1:y2, x1:x2])
+
+
+def test_remap_background_recovers_a_colour_mix_despite_what_moved() -> None:
+    """The frame is the background through a 3x3 colour mix plus an offset (colour turning
+    grey, levels stretched), with a tenth of it covered by something else: the fit ignores the
+    cover and gives the background's new look."""
+    rng = np.random.default_rng(3)
+    background = rng.uniform(30, 190, size=(3, 60, 80)).astype(np.float32)
+    mix = np.array([[0.2, 0.3, 0.6], [0.2, 0.3, 0.6], [0.2, 0.3, 0.6]]) * 1.2
+    frame = (np.einsum("ij,jhw->ihw", mix, background) - 20.0).astype(np.float32)
+    frame[:, 10:30, 10:30] = 250.0  # a thing in front
+    remapped = remap_background(background, frame)
+    off = np.ones((60, 80), dtype=bool)
+    off[10:30, 10:30] = False
+    assert np.abs(remapped - frame)[:, off].max() < 1.0
+
+
+def test_a_walker_stays_a_box_when_the_place_takes_a_new_look() -> None:
+    """An exposure reset or an infrared switch that the gain does not follow changes most of
+    the frame: the background is remapped, not restarted, and the walker is a box on its truth
+    in every frame, the switch's included."""
+    walker = MovingObject(
+        "walker", (220, 60, 40), (30, 45), ((0.0, -20.0, 90.0), (8.0, 340.0, 90.0)), "texture"
+    )
+    spec = SceneSpec(
+        width=WIDTH, height=180, fps=SAMPLE_FPS, duration_s=8.0, noise=2.0, objects=(walker,)
+    )
+    truth = ground_truth(spec)
+    detector = MotionDetector(MotionConfig())
+    for i in range(40):
+        rgb = render_frame(spec, i)
+        if i >= 20:  # blue-heavy grey, stretched: colour gone, levels moved
+            grey = rgb.astype(np.float32) @ np.array([0.1, 0.2, 0.7], dtype=np.float32)
+            rgb = np.repeat(np.clip(2.2 * (grey - 60) + 40, 0, 255)[..., None], 3, 2)
+        dets = detector.detect_frame(
+            i, i / SAMPLE_FPS, small_frame(rgb.astype(np.uint8), grey=False)
+        )
+        box = truth.objects[0].boxes.get(i)
+        if box is not None and 3 <= i <= 36:
+            here = (box[0] / WIDTH, box[1] / 180, box[2] / WIDTH, box[3] / 180)
+            assert any(iou(tuple(b), here) > 0.5 for b in dets.boxes.tolist()), i
+    assert detector.remapped == [20]
