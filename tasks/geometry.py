@@ -78,6 +78,18 @@ def box_iou(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return np.asarray(np.divide(inter, union, out=np.zeros_like(inter), where=union > 0))
 
 
+def inside_share(inner: npt.ArrayLike, outer: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """``(len(inner), len(outer))``: share of each inner box's area inside each outer box."""
+    inner, outer = np.asarray(inner, np.float64), np.asarray(outer, np.float64)
+    x1 = np.maximum(inner[:, None, 0], outer[None, :, 0])
+    y1 = np.maximum(inner[:, None, 1], outer[None, :, 1])
+    x2 = np.minimum(inner[:, None, 2], outer[None, :, 2])
+    y2 = np.minimum(inner[:, None, 3], outer[None, :, 3])
+    overlap = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = (inner[:, 2] - inner[:, 0]) * (inner[:, 3] - inner[:, 1])
+    return np.asarray(overlap / np.maximum(area[:, None], 1e-9), dtype=np.float64)
+
+
 @overload
 def box_union(
     boxes: npt.NDArray[FloatT], groups: npt.NDArray[np.int64] | None = None

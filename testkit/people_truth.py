@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from tasks.geometry import box_iou
-from tasks.track.classes import inside_share
+from tasks.geometry import box_iou, inside_share
 
 LABELS = Path(__file__).resolve().parent / "data" / "vtest_people.json"
 IOU = 0.5

@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tasks.detections import Detections
+from tasks.geometry import inside_share
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -42,17 +43,6 @@ class ClassVote:
     name: str
     share: float
     looks: int
-
-
-def inside_share(inner: FloatArray, outer: FloatArray) -> npt.NDArray[np.float64]:
-    """``(len(inner), len(outer))``: share of each inner box's area inside each outer box."""
-    x1 = np.maximum(inner[:, None, 0], outer[None, :, 0])
-    y1 = np.maximum(inner[:, None, 1], outer[None, :, 1])
-    x2 = np.minimum(inner[:, None, 2], outer[None, :, 2])
-    y2 = np.minimum(inner[:, None, 3], outer[None, :, 3])
-    overlap = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (inner[:, 2] - inner[:, 0]) * (inner[:, 3] - inner[:, 1])
-    return np.asarray(overlap / np.maximum(area[:, None], 1e-9), dtype=np.float64)
 
 
 def width_cover(inner: FloatArray, outer: FloatArray) -> float:

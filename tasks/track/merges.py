@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tasks.detections import Detections
-from tasks.geometry import box_iou
+from tasks.geometry import box_iou, inside_share
 
 F64 = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -68,17 +68,6 @@ class Split:
     split: BoolArray  # rows that are a track's share of a merged region
 
 
-def cover(predicted: F64, regions: F64) -> F64:
-    """``(T, D)``: the share of each predicted box ``(T, 4)`` inside each region ``(D, 4)``."""
-    x1 = np.maximum(predicted[:, None, 0], regions[None, :, 0])
-    y1 = np.maximum(predicted[:, None, 1], regions[None, :, 1])
-    x2 = np.minimum(predicted[:, None, 2], regions[None, :, 2])
-    y2 = np.minimum(predicted[:, None, 3], regions[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (predicted[:, 2] - predicted[:, 0]) * (predicted[:, 3] - predicted[:, 1])
-    return np.asarray(inter / np.maximum(area, 1e-12)[:, None], dtype=np.float64)
-
-
 def moved_inside(box: F64, region: F64) -> F64:
     """``box`` moved the least it takes to lie inside ``region`` (cut to it where larger)."""
     out = box.copy()
@@ -100,7 +89,7 @@ def holders(live: LiveTracks, dets: Detections, high: BoolArray) -> dict[int, In
     usable = (live.class_ids[:, None] == dets.class_ids[None, :]) & high[None, :]
     overlap = np.where(usable, box_iou(live.predicted, boxes), 0.0)
     best = overlap.argmax(axis=1)
-    share = cover(live.predicted, boxes)[np.arange(len(best)), best]
+    share = inside_share(live.predicted, boxes)[np.arange(len(best)), best]
     held = live.eligible & usable[np.arange(len(best)), best] & (share >= COVER)
     groups = {}
     for det in np.unique(best[held]):
@@ -124,8 +113,8 @@ def _distinct(rows: IntArray, live: LiveTracks) -> IntArray:
             box_iou(live.predicted[[row]], live.predicted[kept])[0] < SAME_PLACE_IOU,
             distance > SAME_LOOK,
         )
-        inside = cover(live.predicted[[row]], live.predicted[kept])[0]
-        around = cover(live.predicted[kept], live.predicted[[row]])[:, 0]
+        inside = inside_share(live.predicted[[row]], live.predicted[kept])[0]
+        around = inside_share(live.predicted[kept], live.predicted[[row]])[:, 0]
         apart &= np.maximum(inside, around) < NESTED
         speed = np.linalg.norm(live.velocity[kept] - live.velocity[row], axis=1)
         apart &= speed >= APART_SPEED * np.maximum(side[kept], side[row])

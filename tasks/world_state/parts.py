@@ -12,7 +12,8 @@ import pyarrow.compute as pc
 
 from tasks.detect.detectors.person import PERSON_CLASS, PersonConfig
 from tasks.detections import detections_from_table, track_numbers
-from tasks.track.classes import ClassVote, inside_share, vote_classes
+from tasks.geometry import inside_share
+from tasks.track.classes import ClassVote, vote_classes
 from tasks.world_state.trajectories import Track
 
 FACE_CLASS = "face"
