@@ -33,6 +33,7 @@ from storage.catalog.videos import VideoStore
 from tasks.context import SourceRef, beating
 from tasks.decode.stage import acquire_source
 from tasks.export.stage import ExportRequest, Selection, write_export
+from ves.credentials import ContentCredentialsCA
 from ves.errors import Conflict, VesError
 from ves.settings import Settings
 from ves.signing import KeyRing
@@ -97,6 +98,7 @@ def make_bundle(
         provenance=provenance(video, run, records),
         selection=selection_of(export.params),
         redact=frozenset(export.params.get("redact") or ()),
+        credentials=ContentCredentialsCA.from_settings(settings).signer(),
         notes=ReviewNoteStore(catalog).for_run(run.run_id),
         audit=records,
         extra={

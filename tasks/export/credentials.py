@@ -80,11 +80,14 @@ class SignedClip:
 class ExportLike(Protocol):
     """What ``claim_for`` reads of ``tasks.export.stage.ExportRequest`` (no import circle)."""
 
-    export_id: str
-    source_sha256: str
-    provenance: Mapping[str, Any]
-    redact: frozenset[str]
-
+    @property
+    def export_id(self) -> str: ...
+    @property
+    def source_sha256(self) -> str: ...
+    @property
+    def provenance(self) -> Mapping[str, Any]: ...
+    @property
+    def redact(self) -> frozenset[str]: ...
     @property
     def run(self) -> Any: ...
 

@@ -27,9 +27,11 @@ from storage.artifacts.served import evidence_of, scene_graph_of, timeline_of
 from storage.catalog.records import Run
 from storage.catalog.review_notes import ReviewNote
 from tasks.export.bundle import BundleMeta, BundleWriter, SealedBundle
+from tasks.export.credentials import claim_for, sign_cut_clip
 from tasks.export.cut import Clip, clip_window, cut_clip
 from tasks.export.layout import clip_path, thumbnail_path
 from tasks.export.redact import WHAT, Redaction, Redactor, text_boxes_of
+from ves.credentials import ClaimSigner
 from ves.errors import InvalidRequest, SourceInvalid
 from ves.signing import SigningKey
 
@@ -66,6 +68,7 @@ class ExportRequest:
     notes: Mapping[str, list[ReviewNote]] = field(default_factory=dict)  # by evidence id
     extra: Mapping[str, Any] = field(default_factory=dict)
     redact: frozenset[str] = frozenset()  # "faces", "text": pixelated in thumbnails and clips
+    credentials: ClaimSigner | None = None  # signs each clip's Content Credentials (C2PA)
 
 
 def select_spans(spans: Sequence[Span], selection: Selection) -> list[Span]:
@@ -185,6 +188,8 @@ def _add_span(
     bundle.add_span(span, thumbnails=names)
     window = clip_window(span["start_s"], span["end_s"], cost.get("duration_s"))
     clip = _cut(request.source, window, work / f"{span['evidence_id']}.mp4", redaction)
+    if request.credentials is not None:  # Content Credentials (tasks/export/credentials.py)
+        sign_cut_clip(clip, claim_for(request, [span], clip), request.credentials)
     times = [f["t_s"] for f in span["frames"]]
     bundle.add_clip(
         span["evidence_id"],

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
 import c2pa
+from cryptography import x509
+from cryptography.hazmat.primitives.serialization import Encoding
 
 from tasks.export.credentials import EVIDENCE_LABEL, MP4
 
 TRUSTED = "Trusted"
 ABSENT = "absent"
+_PEM = Encoding.PEM
 
 
 @dataclass(frozen=True)
@@ -81,3 +85,35 @@ def _summary(report: dict[str, Any]) -> ClipCredentials:
         actions=[a.get("action", "") for a in actions],
         evidence=assertions.get(EVIDENCE_LABEL),
     )
+
+
+def load_trust_anchors(pem: bytes) -> str:
+    """The roots a recipient gives (one PEM file, one or more certificates), checked.
+
+    Raises:
+        ValueError: the file holds no PEM certificate.
+    """
+    return "".join(c.public_bytes(_PEM).decode() for c in x509.load_pem_x509_certificates(pem))
+
+
+def check_bundle_clips(
+    archive: zipfile.ZipFile, manifest: dict[str, Any], trust_pem: str
+) -> tuple[str, list[tuple[str, str]]]:
+    """Each clip of a bundle validated against ``trust_pem``, and its evidence assertion naming
+    the bundle's export: a summary and the (path, reason) of each clip that fails."""
+    failures: list[tuple[str, str]] = []
+    export_id = manifest["export"]["export_id"]
+    for clip in manifest["clips"]:
+        path = clip["path"]
+        try:
+            found = verify_clip_credentials(archive.read(path), trust_pem)
+        except KeyError:
+            failures.append((path, "missing from the zip"))
+            continue
+        named = (found.evidence or {}).get("export_id")
+        if not found.ok:
+            failures.append((path, found.reason()))
+        elif named != export_id:
+            failures.append((path, f"its Content Credentials name export {named}, not {export_id}"))
+    trusted = len(manifest["clips"]) - len(failures)
+    return f"{trusted} clips: Content Credentials (C2PA) Trusted under the given root(s)", failures
