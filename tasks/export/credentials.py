@@ -31,16 +31,12 @@ import c2pa
 
 from tasks.export.cut import Clip
 from ves.credentials import ClaimSigner
-from ves.errors import VesError
+from ves.errors import SigningFailed
 
 EVIDENCE_LABEL = "com.video-evidence-service.evidence"
 GENERATOR = "video-evidence-service"
 MP4 = "video/mp4"
 SOURCE_INGREDIENT = "source-recording"
-
-
-class SigningFailed(VesError):
-    """``c2pa-python`` could not sign the clip (translated here from ``c2pa.C2paError``)."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from tasks.export.clips import clip_frame_times
 from tasks.export.credentials import (
     EVIDENCE_LABEL,
     ClipClaim,
-    SigningFailed,
     SpanRef,
     sign_clip,
 )
@@ -27,6 +26,7 @@ from tasks.export.cut import cut_clip
 from tasks.export.verify_c2pa import TRUSTED, verify_clip_credentials
 from tests.fixtures.credentials import flip_one_mdat_byte
 from ves.credentials import ClaimSigner, ContentCredentialsCA
+from ves.errors import SigningFailed
 
 SCENE = replace(scale_scene(lobby_scene(), width=320, height=240, duration_s=4), noise=0.0)
 VERIFIER = Path(__file__).parents[2] / "c2pa_verifier"
