@@ -70,7 +70,10 @@ def plan_windows(
     """The merged windows of ``spans`` (see the module's docstring), numbered in time order."""
     low = max(0.0, range_s[0] or 0.0)
     highs = [h for h in (duration_s, range_s[1]) if h]
-    padded = sorted((max(low, s.start_s - pad_s), min([s.end_s + pad_s, *highs]), s) for s in spans)
+    padded = sorted(
+        ((max(low, s.start_s - pad_s), min([s.end_s + pad_s, *highs]), s) for s in spans),
+        key=lambda w: (w[0], w[1], w[2].evidence_id),
+    )
     merged: list[tuple[float, float, list[SpanCut]]] = []
     for start, end, span in padded:
         if merged and start <= merged[-1][1] + 1e-9:

@@ -78,6 +78,27 @@ def test_an_export_downloads_and_verifies_offline_with_the_published_key(
     assert "POST /api/product/videos/{video_id}/exports" in actions  # and who asked for this
     assert all(r["video_id"] == video_id for r in audit)
     assert manifest["export"]["audit_head"]["seq"] >= audit[-1]["seq"]
+    _check_single_clip_downloads(client, url, tmp_path / "evidence.zip", manifest)
+
+
+def _check_single_clip_downloads(
+    client: httpx.Client, url: str, bundle: Path, manifest: dict[str, Any]
+) -> None:
+    """Each span's clip, alone: the bundle's file byte for byte, where the span lies in it in
+    its headers; an unknown span is 404."""
+    clips = {c["path"]: c for c in manifest["clips"]}
+    with zipfile.ZipFile(bundle) as archive:
+        for span in manifest["spans"][:3]:
+            got = client.get(f"{url}/clips/{span['evidence_id']}")
+            assert got.status_code == 200, got.text
+            assert got.headers["content-type"] == "video/mp4"
+            assert got.content == archive.read(span["clip"])
+            assert float(got.headers["X-Clip-Start-S"]) == pytest.approx(span["clip_start_s"])
+            assert float(got.headers["X-Clip-End-S"]) == pytest.approx(span["clip_end_s"])
+            start = clips[span["clip"]]["source_start_s"]
+            assert float(got.headers["X-Clip-Source-Start-S"]) == pytest.approx(start)
+            assert got.headers["X-Clip-Method"] == "copied"
+    expect_problem(client.get(f"{url}/clips/ev_nope"), 404, "not_found")
 
 
 def test_a_selection_of_an_unknown_span_fails_with_its_reason_and_has_no_bundle(
@@ -94,6 +115,7 @@ def test_a_selection_of_an_unknown_span_fails_with_its_reason_and_has_no_bundle(
         "message": "no evidence span ev_nope in the run",
     }
     expect_problem(client.get(f"{url}/bundle"), 409, "not_ready")
+    expect_problem(client.get(f"{url}/clips/ev_nope"), 409, "not_ready")
 
 
 def test_exports_are_refused_where_they_must_be(
@@ -110,6 +132,8 @@ def test_exports_are_refused_where_they_must_be(
     expect_problem(other.post(_exports(video_id)), 404, "not_found")
     mine = client.post(_exports(video_id)).json()
     expect_problem(other.get(f"{_exports(video_id)}/{mine['export_id']}"), 404, "not_found")
+    theirs = f"{_exports(video_id)}/{mine['export_id']}/clips/ev_nope"
+    expect_problem(other.get(theirs), 404, "not_found")
     fresh = other.post("/api/videos/add", json={"url": lobby_media.url("lobby.mp4"), "title": "x"})
     expect_problem(other.post(_exports(fresh.json()["video_id"])), 409, "not_ready")
     submitter.down = True
