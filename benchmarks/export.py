@@ -25,8 +25,10 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import av
 
@@ -107,6 +109,43 @@ def measure(label: str, data: Path, path: Path, run: object, **asked: object) ->
     return Measured(label, len(windows), seconds, decode_s, export_s, sealed.bytes, shown)
 
 
+def _rgb_frames(path: Path, window: tuple[float, float]) -> Iterator[Any]:
+    """The frames shown in ``window`` as RGB arrays, one at a time."""
+    with av.open(str(path)) as container:
+        container.seek(int(window[0] * av.time_base), backward=True)
+        for frame in container.decode(video=0):
+            if frame.time is not None and frame.time > window[1] + 1e-6:
+                return
+            if frame.time is not None and frame.time >= window[0] - 1e-6:
+                yield frame.to_ndarray(format="rgb24")
+
+
+def crf_table(path: Path, window: tuple[float, float], folder: Path) -> list[str]:
+    """libx264 ``veryfast`` at several crf on the window (no redaction): seconds, bytes against
+    the source's, PSNR against the source's frames (the choice of ``cut.CRF``)."""
+    import numpy as np
+
+    from tasks.export import cut
+
+    rows, shown = [], source_bytes(path, [window])
+    for crf in (18, 23, 28):
+        cut.CRF = crf
+        started = time.perf_counter()
+        clip = cut.cut_clip(path, window, folder / f"crf{crf}.mp4")
+        seconds = time.perf_counter() - started
+        errors = [
+            np.mean((rgb.astype(np.float64) - truth) ** 2)
+            for rgb, truth in zip(
+                _rgb_frames(clip.path, (0.0, 1e9)), _rgb_frames(path, window), strict=True
+            )
+        ]
+        psnr = 10 * np.log10(255.0**2 / max(float(np.mean(errors)), 1e-9))
+        size = clip.path.stat().st_size
+        rows.append(f"| {crf} | {seconds:.2f} | {size / shown:.2f} | {psnr:.1f} |")
+    cut.CRF = 23
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-long", action="store_true", help="leave out the 10 min video")
@@ -147,6 +186,10 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(row.row())
+    print("\n| crf (veryfast) | re-encode 20-24 s (s) | bytes / source's | PSNR (dB) |")
+    print("|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        print("\n".join(crf_table(lobby, (20.0, 24.0), Path(tmp))))
 
 
 if __name__ == "__main__":
