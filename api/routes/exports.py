@@ -49,8 +49,11 @@ EXPORT_EXAMPLES: dict[str, Any] = {
     summary="Export evidence as a signed bundle",
     description=(
         "Queues an export of the video's newest succeeded run: the chosen spans (all, by id, or "
-        "overlapping a time range) as canonical JSON with their thumbnails, a clip (MP4) cut "
-        "from the source around each span whose frames keep their source times, the parts of "
+        "overlapping a time range) as canonical JSON with their thumbnails; the clips (MP4) "
+        "that show them, one per merged window (spans widened by a second each side; those that "
+        "overlap or touch share one), the source's own frames copied at their source times "
+        "(re-encoded only where `redact` asks); with `start_s`/`end_s`, clips are cut to that "
+        "range and the manifest says which spans were cut; the parts of "
         "the scene graph and timeline the spans belong to, `cost.json`, the run's manifest, "
         "where the source came from, review notes and the video's audit records, listed with "
         "their sha256 in a `manifest.json` signed with the service's Ed25519 key. The source is "

@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import logging
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -14,12 +16,16 @@ from typing import Any
 import av
 import numpy as np
 import pytest
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 
+from flows.export_evidence import ExportParams, export_evidence
 from flows.process_video import ProcessVideoParams, process_video
 from storage.artifacts.blobs import open_blob_store
 from storage.artifacts.reads import ArtifactReader
 from storage.artifacts.spans import canonical_sha256, published_form
 from storage.catalog.database import Catalog
+from storage.catalog.exports import ExportStore
 from storage.catalog.records import Run
 from storage.catalog.review_notes import NewNote, ReviewNoteStore
 from storage.catalog.runs.store import RunStore
@@ -171,3 +177,30 @@ def test_a_changed_source_or_an_empty_selection_is_refused_and_leaves_no_bundle(
     with pytest.raises(InvalidRequest, match="matches the selection"):
         _export(settings, processed, tmp_path, selection=Selection(start_s=500.0))
     assert not (tmp_path / "b.zip").exists()
+
+
+def test_the_export_flow_shows_its_steps_as_tasks_with_their_progress(
+    catalog: Catalog, processed: tuple[Run, Path, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The Prefect UI's view of an export: each step a task run, the clips' progress logged."""
+    run = processed[0]
+    export = ExportStore(catalog).create(
+        run.tenant_id, run.video_id, run.run_id, None, {"start_s": 5.0, "end_s": 8.0}
+    )
+    caplog.set_level(logging.INFO, logger="prefect.task_runs")
+    state = export_evidence(ExportParams(export_id=export.export_id), return_state=True)
+    assert state.is_completed(), state
+    assert ExportStore(catalog).get(export.export_id).state == "succeeded"
+    flow_run_id = state.state_details.flow_run_id
+    assert flow_run_id is not None
+    only_this = FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
+    with get_client(sync_client=True) as client:
+        tasks = client.read_task_runs(flow_run_filter=only_this)
+    names = {t.name.rsplit("-", 1)[0] for t in tasks}
+    assert names == {"choose-spans", "cut-clips", "sign-clips", "write-bundle", "publish"}
+    assert all(t.state is not None and t.state.is_completed() for t in tasks)
+    # The tests keep logs off the API (tests/conftest.py): the same records, as logged.
+    lines = [r.getMessage() for r in caplog.records if r.name == "prefect.task_runs"]
+    copied = r"clip 1/\d+: [\d.]+-[\d.]+ s copied in [\d.]+ s"
+    assert any(re.fullmatch(copied, m) for m in lines), lines
+    assert any("cut to the range" in m for m in lines), lines
