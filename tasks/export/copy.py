@@ -48,7 +48,8 @@ class _Timed:
 
 def copy_clip(source: Path, window: tuple[float, float], out: Path) -> Clip:
     """Copy the source's packets that show ``window`` (seconds) to ``out`` (MP4 with an edit
-    list, written beside it and renamed when whole).
+    list, written beside it and renamed when whole). Packets stream through: a long window is
+    never held in memory.
 
     Raises:
         SourceInvalid: the source does not open or demux.
@@ -61,17 +62,28 @@ def copy_clip(source: Path, window: tuple[float, float], out: Path) -> Clip:
             stream = container.streams.video[0]
             base = stream.time_base or Fraction(1, 90000)
             start, end = round(start_s / base), math.floor(end_s / base + 1e-6)
-            packets = _through_window(_from_keyframe(container, stream, start, base), end)
-            shown = sorted(p.pts for p in packets if p.pts >= start)
-            if not shown:
+            first = _first_shown(_from_keyframe(container, stream, start, base), start, end)
+            if first is None:
                 raise ValueError(f"no frame of the source lies in {start_s:.3f}-{end_s:.3f} s")
-            _write(partial, stream, packets, shown[0])
+            packets = _through_window(_from_keyframe(container, stream, start, base), end)
+            shown = _write(partial, stream, packets, first)
             size = stream.codec_context.width, stream.codec_context.height
         partial.replace(out)
     finally:
         partial.unlink(missing_ok=True)
-    times = tuple(float(pts * base) for pts in shown)
+    times = tuple(float(pts * base) for pts in sorted(shown) if pts >= first)
     return Clip(out, times[0], times[-1], times, *size)
+
+
+def _first_shown(packets: Iterable[_Timed], start: int, end: int) -> int | None:
+    """The pts of the first frame shown at or after ``start`` (and not after ``end``)."""
+    best: int | None = None
+    for packet in packets:
+        if packet.dts > (end if best is None else best):
+            break  # this packet and every later one are shown after it
+        if start <= packet.pts <= end and (best is None or packet.pts < best):
+            best = packet.pts
+    return best
 
 
 def _timed(container: av.container.InputContainer, stream: av.VideoStream) -> Iterator[_Timed]:
@@ -98,27 +110,25 @@ def _from_keyframe(
         yield from packets
 
 
-def _through_window(packets: Iterable[_Timed], end: int) -> list[_Timed]:
+def _through_window(packets: Iterable[_Timed], end: int) -> Iterator[_Timed]:
     """The shortest decode-order prefix holding every packet shown at or before ``end`` and
-    every packet shown before the last one it holds (see the module's docstring)."""
-    held: list[_Timed] = []
-    source = iter(packets)
-    bound, exhausted = end, False
-    while True:
-        # A packet decoded after one whose dts exceeds ``bound`` is shown after ``bound``.
-        while not exhausted and (not held or held[-1].dts <= bound):
-            packet = next(source, None)
-            exhausted = packet is None
-            if packet is not None:
-                held.append(packet)
-        last = max((i for i, p in enumerate(held) if p.pts <= bound), default=-1)
-        top = max((p.pts for p in held[: last + 1]), default=bound)
-        if top <= bound:
-            return held[: last + 1]
-        bound = top
+    every packet shown before the last one it holds (see the module's docstring), as it is
+    read: packets shown after the bound wait until a later one shown within it takes them in."""
+    pending: list[_Timed] = []
+    bound = end
+    for packet in packets:
+        if packet.dts > bound:
+            return  # this packet and every later one are shown after the bound
+        pending.append(packet)
+        if packet.pts <= bound:
+            bound = max(bound, *(p.pts for p in pending))
+            yield from pending
+            pending = []
 
 
-def _write(path: Path, stream: av.VideoStream, packets: list[_Timed], start: int) -> None:
+def _write(path: Path, stream: av.VideoStream, packets: Iterable[_Timed], start: int) -> list[int]:
+    """Mux ``packets`` shifted by ``start``; the pts (unshifted) of those written."""
+    written = []
     with av.open(str(path), "w", format="mp4") as sink:
         copied = sink.add_stream_from_template(stream)
         for timed in packets:
@@ -126,3 +136,5 @@ def _write(path: Path, stream: av.VideoStream, packets: list[_Timed], start: int
             packet.pts, packet.dts = timed.pts - start, timed.dts - start
             packet.stream = copied
             sink.mux(packet)
+            written.append(timed.pts)
+    return written
