@@ -101,13 +101,23 @@ class ClipDownload:
     chunks: Iterator[bytes]
 
 
-def open_span_clip(store: BlobStore, export: Export, evidence_id: str) -> ClipDownload:
+def open_span_clip(
+    store: BlobStore, export: Export, evidence_id: str, views: RunViews
+) -> ClipDownload:
     """The clip that shows ``evidence_id`` in the export's bundle, read from the zip in place.
 
+    A span that is not one of the exported run's is unknown (404) before the export is ready
+    (409): the answer for another tenant's span id is the answer for an id nobody has.
+
     Raises:
+        NotFound: the exported run, or the bundle, holds no such span.
         NotReady: as ``ready_bundle_key``.
-        NotFound: the bundle holds no such span.
     """
+    if export.expired_at is None:
+        run = views.runs.get(export.run_id)
+        spans = views.reader.span_times(run.artifacts_path or "")
+        if not any(span["evidence_id"] == evidence_id for span in spans):
+            raise NotFound(f"no evidence span {evidence_id} in export {export.export_id}")
     file = store.open_random(ready_bundle_key(export))
     try:
         archive = zipfile.ZipFile(file)

@@ -142,8 +142,9 @@ CLIP_HEADERS = {
         "bundle's file (its sha256 is listed in the bundle's `manifest.json`). Where the span "
         "lies in it comes in headers, e.g. `X-Clip-Start-S: 1.0`, `X-Clip-End-S: 4.2`, "
         "`X-Clip-Source-Start-S: 11.0` (the clip's frame at `t` shows the source at 11.0 + `t`) "
-        "and `X-Clip-Method: copied`. 404 for a span the bundle does not hold (or another "
-        "tenant's export); 409 `not_ready` before the export succeeded or after it expired. "
+        "and `X-Clip-Method: copied`. 404 for a span that is not the exported run's or that the "
+        "bundle does not hold (or another tenant's export); 409 `not_ready` before the export "
+        "succeeded or after it expired. "
         "Example: `curl -o span.mp4 -D - $API/api/product/videos/$VID/exports/$EXP/clips/"
         "ev_01m7zbsdnj1ww6bq0c0c9d3bx2 -H 'Authorization: Bearer $KEY'`."
     ),
@@ -169,7 +170,7 @@ def download_clip(
     store: StoreDep,
 ) -> StreamingResponse:
     export = find_export(tenant, video_id, export_id, views)
-    clip = open_span_clip(store, export, evidence_id)
+    clip = open_span_clip(store, export, evidence_id, views)
     span = clip.span
     name = f"{export_id}_{evidence_id}.mp4"
     return StreamingResponse(

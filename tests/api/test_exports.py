@@ -115,7 +115,9 @@ def test_a_selection_of_an_unknown_span_fails_with_its_reason_and_has_no_bundle(
         "message": "no evidence span ev_nope in the run",
     }
     expect_problem(client.get(f"{url}/bundle"), 409, "not_ready")
-    expect_problem(client.get(f"{url}/clips/ev_nope"), 409, "not_ready")
+    expect_problem(client.get(f"{url}/clips/ev_nope"), 404, "not_found")  # not the run's
+    first = client.get(f"/api/product/videos/{video_id}/evidence-view").json()["spans"][0]
+    expect_problem(client.get(f"{url}/clips/{first['evidence_id']}"), 409, "not_ready")
 
 
 def test_exports_are_refused_where_they_must_be(
@@ -157,6 +159,11 @@ def test_the_mcp_tool_exports_and_redacts_as_the_route_does(executed: Executed) 
     with zipfile.ZipFile(io.BytesIO(bundle)) as archive:
         manifest = json.loads(archive.read("manifest.json"))
     assert [s["evidence_id"] for s in manifest["spans"]] == [first]
+    url = f"{_exports(video_id)}/{queued['export_id']}/clips"
+    assert client.get(f"{url}/{first}").headers["X-Clip-Method"] == "re-encoded"  # redacted
+    if len(view["spans"]) > 1:  # a span of the run that this bundle does not hold
+        left_out = view["spans"][1]["evidence_id"]
+        expect_problem(client.get(f"{url}/{left_out}"), 404, "not_found")
     assert manifest["redaction"]["applied"] == ["text"]
     assert set(manifest["redaction"]["files"]) == {
         f["path"] for f in manifest["files"] if f["path"].startswith(("thumbnails/", "clips/"))
