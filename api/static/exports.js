@@ -9,6 +9,8 @@ function showState(exportDoc) {
   const parts = [`Export ${exportDoc.export_id}: ${exportDoc.state}`];
   const redacted = exportDoc.selection?.redact ?? [];
   if (redacted.length) parts.push(`${redacted.join(" and ")} redacted`);
+  const { start_s: start, end_s: end } = exportDoc.selection ?? {};
+  if (start != null || end != null) parts.push(`${start ?? 0}-${end ?? "end"} s`);
   if (exportDoc.error) parts.push(`${exportDoc.error.code}: ${exportDoc.error.message}`);
   if (exportDoc.bundle) {
     parts.push(`${exportDoc.bundle.bytes} bytes, sha256 ${exportDoc.bundle.sha256}`);
@@ -25,6 +27,16 @@ async function offerDownload(exportDoc) {
   link.href = URL.createObjectURL(await response.blob());
   link.download = `${exportDoc.export_id}.zip`;
   $("export-download").replaceChildren(link);
+}
+
+/** The time range typed in, as the request's start_s / end_s (each only when given). */
+function range() {
+  const picked = {};
+  for (const [id, field] of [["export-start", "start_s"], ["export-end", "end_s"]]) {
+    const value = $(id).value.trim();
+    if (value !== "") picked[field] = Number(value);
+  }
+  return picked;
 }
 
 async function follow(videoId, exportDoc) {
@@ -54,7 +66,7 @@ $("export-button").addEventListener("click", async () => {
     const path = `/api/product/videos/${encodeURIComponent(videoId)}/exports`;
     const ticked = document.querySelectorAll("#export-redact input[name=redact]:checked");
     const redact = Array.from(ticked, (box) => box.value);
-    const queued = await postJson(path, redact.length ? { redact } : {});
+    const queued = await postJson(path, { ...(redact.length ? { redact } : {}), ...range() });
     watching = queued.export_id;
     showState(queued);
     await follow(videoId, queued);
