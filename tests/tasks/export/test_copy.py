@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from stress.media.corpus import encode
-from synthetic import lobby_scene, render_frame, scale_scene
+from synthetic import lobby_scene, render_frame, scale_scene, write_video
 from tasks.export.copy import copy_clip
 from tasks.export.cut import Rgb
 
@@ -84,3 +84,17 @@ def test_a_copied_clip_keeps_the_sources_display_matrix(rotation: int, tmp_path:
         frame = next(container.decode(video=0))
     assert round(float(frame.rotation)) % 360 == rotation
     assert (frame.width, frame.height) == (SCENE.width, SCENE.height)
+
+
+@pytest.mark.parametrize("suffix", [".ts", ".mkv", ".mov"])
+def test_a_clip_is_copied_into_mp4_from_other_containers(suffix: str, tmp_path: Path) -> None:
+    """An HLS source is MPEG-TS (H.264 in Annex B), a phone's is MOV: the MP4 clip still shows
+    the source's own frames from the window's first frame."""
+    source = tmp_path / f"source{suffix}"
+    write_video(SCENE, source)
+    clip = copy_clip(source, (2.55, 4.0), tmp_path / "clip.mp4")
+    original = {round(t * FPS): rgb for t, rgb in _decoded(source)}
+    frames = _decoded(clip.path)
+    assert clip.start_s == pytest.approx(2.6, abs=1e-3) and frames[0][0] == 0.0
+    for t, picture in frames:
+        assert np.array_equal(picture, original[round((clip.start_s + t) * FPS)]), t
