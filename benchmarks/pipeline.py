@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass, replace
 from itertools import product
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import av
 import cv2
@@ -46,6 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._clips import ClipSpec, make_clip
 from synthetic import demo_scene, scale_scene, write_video
+
+if TYPE_CHECKING:
+    from storage.catalog.records import Run
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -127,6 +130,16 @@ def run_flow(
 ) -> tuple[float, dict[str, Any], Path]:
     """Process ``path`` with the flow (execute ``options``); returns its wall time, its
     cost.json and its published folder."""
+    elapsed, _, published = process_upload(data_dir, path, options)
+    cost: dict[str, Any] = json.loads((data_dir / published / "cost.json").read_text())
+    return elapsed, cost, data_dir / published
+
+
+def process_upload(
+    data_dir: Path, path: Path, options: dict[str, Any] | None = None
+) -> tuple[float, Run, str]:
+    """Register ``path`` as an upload and process it with the flow; its wall time, the
+    succeeded run and its published folder (relative to ``data_dir``)."""
     from flows.process_video import ProcessVideoParams, process_video
     from storage.artifacts.layout import sha256_file
     from storage.catalog.database import Catalog
@@ -147,9 +160,9 @@ def run_flow(
     started = time.perf_counter()
     published = process_video(ProcessVideoParams(run_id=run.run_id))
     elapsed = time.perf_counter() - started
-    assert RunStore(catalog).get(run.run_id).state == "succeeded"
-    cost: dict[str, Any] = json.loads((data_dir / published / "cost.json").read_text())
-    return elapsed, cost, data_dir / published
+    done = RunStore(catalog).get(run.run_id)
+    assert done.state == "succeeded"
+    return elapsed, done, published
 
 
 def child(path: Path, tiny: Path, options: dict[str, Any]) -> None:

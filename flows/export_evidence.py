@@ -3,9 +3,13 @@
 It takes the export (``queued`` -> ``running``), fetches the video's source again (an upload from
 the blob store, a URL or an HLS stream through the same SSRF guard and bounds as a run) and
 checks it is the file the run analysed, gathers the spans' review notes and the video's audit
-records, writes the bundle in a work folder (``tasks.export.stage.write_export``, signed with the
-service's key), then puts it in the blob store and records its size, sha256 and signing key
-(``succeeded``). Any failure ends the export ``failed`` with a reason, leaving no bundle.
+records, then runs the export's steps as Prefect tasks (``tasks.export.stage``), so that its flow
+run in the Prefect UI shows them with their progress: ``choose-spans``, ``cut-clips`` (stream
+copies, one per merged window), ``redact-clips`` (only when redaction is asked), ``sign-clips``
+(the seam where each clip will carry its own C2PA signature), ``write-bundle`` (signed with the
+service's key) and ``publish`` (into the blob store). It then records the bundle's size, sha256
+and signing key (``succeeded``). Any failure ends the export ``failed`` with a reason, leaving no
+bundle; the heartbeat beats throughout.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, get_run_logger
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NONE
 from pydantic import BaseModel
 
 from flows.webhook_dispatch import hand_over
@@ -32,7 +37,16 @@ from storage.catalog.runs.store import RunStore
 from storage.catalog.videos import VideoStore
 from tasks.context import SourceRef, beating
 from tasks.decode.stage import acquire_source
-from tasks.export.stage import ExportRequest, Selection, write_export
+from tasks.export.bundle import SealedBundle
+from tasks.export.stage import (
+    ExportRequest,
+    Selection,
+    choose_spans_task,
+    cut_clips_task,
+    redact_clips_task,
+    sign_clips_task,
+    write_bundle_task,
+)
 from ves.credentials import ContentCredentialsCA
 from ves.errors import Conflict, VesError
 from ves.settings import Settings
@@ -108,12 +122,26 @@ def make_bundle(
             **export.params,
         },
     )
-    sealed = write_export(
-        request, ArtifactReader(store), store, signing_key, work / "bundle.zip", work
+    reader = ArtifactReader(store)
+    chosen = choose_spans_task(request, reader)
+    clips = cut_clips_task(request, chosen, work)
+    if chosen.redaction is not None:
+        clips = redact_clips_task(request, chosen, clips, work)
+    clips = sign_clips_task(request, chosen, clips)
+    sealed = write_bundle_task(
+        request, chosen, clips, reader, store, signing_key, work / "bundle.zip"
     )
+    return publish_task(store, export, sealed)
+
+
+@task(name="publish", cache_policy=NONE)
+def publish_task(store: BlobStore, export: Export, sealed: SealedBundle) -> Bundle:
+    """Put the bundle in the blob store under ``bundle_key``."""
     key = bundle_key(export.tenant_id, export.video_id, export.export_id)
     store.put_file(sealed.path, key)
-    return Bundle(key, sealed.path.stat().st_size, sha256_file(sealed.path), sealed.key_id)
+    bundle = Bundle(key, sealed.path.stat().st_size, sha256_file(sealed.path), sealed.key_id)
+    get_run_logger().info("published %s: %d bytes", key, bundle.size)
+    return bundle
 
 
 def selection_of(params: Mapping[str, Any]) -> Selection:

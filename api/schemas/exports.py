@@ -45,8 +45,17 @@ class ExportCreate(BaseModel):
         max_length=500,
         description="The spans to export (ids of the evidence view); others are left out.",
     )
-    start_s: float | None = Field(None, ge=0, description="Spans ending before this are left out.")
-    end_s: float | None = Field(None, ge=0, description="Spans starting after this are left out.")
+    start_s: float | None = Field(
+        None,
+        ge=0,
+        description="Spans ending before this are left out; clips start no earlier (a span "
+        "reaching before it is cut to it, and the manifest says so).",
+    )
+    end_s: float | None = Field(
+        None,
+        ge=0,
+        description="Spans starting after this are left out; clips end no later.",
+    )
     redact: list[Literal["faces", "text"]] | None = Field(
         None,
         max_length=2,

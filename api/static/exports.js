@@ -27,6 +27,7 @@ async function offerDownload(exportDoc) {
   link.href = URL.createObjectURL(await response.blob());
   link.download = `${exportDoc.export_id}.zip`;
   $("export-download").replaceChildren(link);
+  $("export-check").hidden = false;
 }
 
 /** The time range typed in, as the request's start_s / end_s (each only when given). */
@@ -47,7 +48,42 @@ async function follow(videoId, exportDoc) {
     current = await api(url);
     if (watching === exportDoc.export_id) showState(current);
   }
-  if (watching === exportDoc.export_id && current.bundle) await offerDownload(current);
+  if (watching === exportDoc.export_id && current.bundle) {
+    await offerDownload(current);
+    offerClips(videoId, current);
+  }
+}
+
+/** Whether the export's selection holds the span drawn as `item` (the rule of the API). */
+function selects(selection, item) {
+  if (selection.evidence_ids?.length) return selection.evidence_ids.includes(item.dataset.evidenceId);
+  const start = Number(item.dataset.startS), end = Number(item.dataset.endS);
+  return (selection.start_s == null || end >= selection.start_s)
+    && (selection.end_s == null || start <= selection.end_s);
+}
+
+/** A "clip" link on every exported span: its MP4 as the bundle holds it (the single-clip
+ * download), carrying the same Content Credentials. */
+function offerClips(videoId, exportDoc) {
+  document.querySelectorAll("#evidence a.clip").forEach((a) => a.remove());
+  const base = `/api/product/videos/${encodeURIComponent(videoId)}/exports/${exportDoc.export_id}`;
+  for (const item of document.querySelectorAll("#evidence li.span")) {
+    if (!selects(exportDoc.selection ?? {}, item)) continue;
+    const evidenceId = item.dataset.evidenceId;
+    const link = el("a", "clip", "clip");
+    link.href = "#";
+    link.title = `The MP4 clip of ${evidenceId} from export ${exportDoc.export_id}`;
+    link.addEventListener("click", async (event) => {
+      event.preventDefault();
+      const response = await fetch(`${base}/clips/${evidenceId}`, { headers: authHeaders() });
+      if (!response.ok) { link.textContent = `clip: HTTP ${response.status}`; return; }
+      const save = el("a");
+      save.href = URL.createObjectURL(await response.blob());
+      save.download = `${evidenceId}.mp4`;
+      save.click();
+    });
+    item.querySelector(".span-head").append(" ", link);
+  }
 }
 
 /** Reset the export panel for `videoId` (a newly opened video). */
@@ -55,6 +91,7 @@ export function resetExport(videoId) {
   watching = null;
   $("export-state").textContent = "";
   $("export-download").replaceChildren();
+  $("export-check").hidden = true;
   $("export-button").dataset.videoId = videoId;
 }
 

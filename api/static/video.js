@@ -12,6 +12,8 @@ function spanItem(videoId, span) {
   const item = el("li", undefined, "span");
   item.id = `span-${span.evidence_id}`;
   item.dataset.evidenceId = span.evidence_id;
+  item.dataset.startS = span.start_s;
+  item.dataset.endS = span.end_s;
   const head = el("p", undefined, "span-head");
   head.append(
     el("strong", span.evidence_id),

@@ -133,6 +133,12 @@ class BlobStore:
         with _translated(key), self.filesystem.open_input_stream(self.path(key)) as stream:
             yield stream
 
+    def open_random(self, key: str) -> Any:
+        """A seekable file of the object (``seek``, ``tell``, ``read``: a zip can be read from
+        it without fetching the whole object); the caller closes it."""
+        with _translated(key):
+            return self.filesystem.open_input_file(self.path(key))
+
     def iter_bytes(self, key: str, chunk: int = _CHUNK) -> Iterator[bytes]:
         """The object in chunks (for streaming responses). A missing key fails at the first
         ``next()``, so a caller can take one chunk before it starts answering."""

@@ -4,11 +4,16 @@ The export flow adds files one by one (each streamed into the zip and hashed as 
 ``close`` writes the manifest, its Ed25519 signature and the public key, and renames the zip into
 place: a reader never sees half a bundle. ``verify.py`` checks one offline.
 
+Format version 2 (``layout.py``): a clip per merged window (``clips/window_01.mp4``), shared by
+the spans it shows; each span entry names its clip, its start and end in clip time and the
+thumbnail times the clip must hold.
+
     with BundleWriter(target) as bundle:
-        bundle.add_span(span_document, thumbnails=["thumbnails/ev_1_0.jpg"])
+        clip = bundle.add_clip("window_01", clip_path, source_start_s=3.0, source_end_s=9.0,
+                               window_s=(3.0, 9.0), method="copied")
+        bundle.add_span(span_document, SpanClip(clip.path, 1.0, 5.0, [5.2]),
+                        thumbnails=["thumbnails/ev_1_0.jpg"])
         bundle.add_file("thumbnails/ev_1_0.jpg", jpeg_bytes)
-        bundle.add_clip("ev_1", clip_path, source_start_s=4.0, source_end_s=9.0,
-                        thumbnail_times_s=[5.2])
         bundle.add_json("cost.json", cost)
         bundle.close(keyring.active(), BundleMeta(export_id, video_id, run_id))
 """
@@ -29,6 +34,7 @@ from typing import Any
 from storage.artifacts.spans import canonical_json, canonical_sha256
 from tasks.export.layout import (
     ALGORITHM,
+    CLIP_METHODS,
     FORMAT,
     FORMAT_VERSION,
     MANIFEST,
@@ -70,23 +76,50 @@ class FileEntry:
 
 
 @dataclass(frozen=True)
+class SpanClip:
+    """Where a span lies in its clip: the clip's bundle path, the span's start and end in clip
+    time, the source times of its thumbnails (each a frame of the clip), and, when the span was
+    cut to the request's time range, its own start and end in source time."""
+
+    clip: str
+    clip_start_s: float
+    clip_end_s: float
+    thumbnail_times_s: list[float]
+    original_start_s: float | None = None
+    original_end_s: float | None = None
+
+    @property
+    def cut_to_range(self) -> bool:
+        return self.original_start_s is not None
+
+
+@dataclass(frozen=True)
 class SpanEntry:
     evidence_id: str
     path: str
     sha256: str
     thumbnails: list[str]
+    clip: str
+    clip_start_s: float
+    clip_end_s: float
+    thumbnail_times_s: list[float]
+    cut_to_range: bool
+    original_start_s: float | None
+    original_end_s: float | None
 
 
 @dataclass(frozen=True)
 class ClipEntry:
     """A clip and the source time it covers: its frame at presentation time ``t`` shows the
-    source at ``source_start_s + t``; it holds a frame at each of ``thumbnail_times_s``."""
+    source at ``source_start_s + t``, its last frame the source at ``source_end_s``; ``window_s``
+    is the window asked for, ``method`` ``copied`` (the source's packets) or ``re-encoded``."""
 
-    evidence_id: str
     path: str
     source_start_s: float
     source_end_s: float
-    thumbnail_times_s: list[float]
+    window_s: list[float]
+    method: str
+    c2pa_manifest: str | None = None  # its embedded Content Credentials' manifest label
 
 
 @dataclass(frozen=True)
@@ -152,9 +185,12 @@ class BundleWriter:
         lines = (canonical_json(dict(record)) + b"\n" for record in records)
         return self.add_file(name, b"".join(lines))
 
-    def add_span(self, document: Mapping[str, Any], thumbnails: Sequence[str] = ()) -> SpanEntry:
-        """Add a span (``spans/<evidence_id>.json``, canonical JSON with its ``sha256``) and
-        name the bundle's thumbnails of it (added with ``add_file`` before or after).
+    def add_span(
+        self, document: Mapping[str, Any], clip: SpanClip, thumbnails: Sequence[str] = ()
+    ) -> SpanEntry:
+        """Add a span (``spans/<evidence_id>.json``, canonical JSON with its ``sha256``), say
+        where it lies in its clip (added with ``add_clip`` before or after) and name the
+        bundle's thumbnails of it (added with ``add_file`` before or after).
 
         Raises:
             ValueError: the document's ``sha256`` is not that of its canonical JSON.
@@ -164,27 +200,43 @@ class BundleWriter:
         if span.setdefault("sha256", digest) != digest:
             raise ValueError(f"span {span['evidence_id']}: sha256 is not its canonical hash")
         path = self.add_file(span_path(span["evidence_id"]), canonical_json(span)).path
-        entry = SpanEntry(span["evidence_id"], path, digest, [check_name(t) for t in thumbnails])
+        entry = SpanEntry(
+            span["evidence_id"],
+            path,
+            digest,
+            [check_name(t) for t in thumbnails],
+            check_name(clip.clip),
+            round(clip.clip_start_s, 6),
+            round(clip.clip_end_s, 6),
+            sorted(float(t) for t in clip.thumbnail_times_s),
+            clip.cut_to_range,
+            clip.original_start_s,
+            clip.original_end_s,
+        )
         self._spans.append(entry)
         return entry
 
     def add_clip(
         self,
-        evidence_id: str,
+        name: str,
         data: bytes | Path,
         *,
         source_start_s: float,
         source_end_s: float,
-        thumbnail_times_s: Sequence[float] = (),
+        window_s: tuple[float, float],
+        method: str,
+        c2pa_manifest: str | None = None,
     ) -> ClipEntry:
-        """Add a span's MP4 clip (``clips/<evidence_id>.mp4``) cut from the source between the
-        two times; its frame at presentation time ``t`` must show the source at
-        ``source_start_s + t``, and it must hold a frame at each of ``thumbnail_times_s``."""
-        if not 0 <= source_start_s < source_end_s:
-            raise ValueError(f"clip {evidence_id}: source times {source_start_s}..{source_end_s}")
-        path = self.add_file(clip_path(evidence_id), data).path
-        times = sorted(float(t) for t in thumbnail_times_s)
-        entry = ClipEntry(evidence_id, path, source_start_s, source_end_s, times)
+        """Add an MP4 clip (``clips/<name>.mp4``) cut from the source: its frame at
+        presentation time ``t`` must show the source at ``source_start_s + t``, its last frame
+        the source at ``source_end_s``; ``method`` is ``copied`` or ``re-encoded``."""
+        if not 0 <= source_start_s <= source_end_s:
+            raise ValueError(f"clip {name}: source times {source_start_s}..{source_end_s}")
+        if method not in CLIP_METHODS:
+            raise ValueError(f"clip {name}: method {method!r} is not one of {CLIP_METHODS}")
+        path = self.add_file(clip_path(name), data).path
+        window = [float(window_s[0]), float(window_s[1])]
+        entry = ClipEntry(path, source_start_s, source_end_s, window, method, c2pa_manifest)
         self._clips.append(entry)
         return entry
 
@@ -218,6 +270,9 @@ class BundleWriter:
         missing = [t for s in self._spans for t in s.thumbnails if t not in self._files]
         if missing:
             raise ValueError(f"thumbnails named by spans but not added: {missing}")
+        clipless = [s.clip for s in self._spans if s.clip not in {c.path for c in self._clips}]
+        if clipless:
+            raise ValueError(f"clips named by spans but not added: {clipless}")
         export = {
             **meta.extra,
             "export_id": meta.export_id,

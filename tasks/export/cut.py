@@ -1,20 +1,20 @@
-"""Short clips cut from a video's source around evidence spans, for export bundles.
+"""Re-encoded clips: a source window decoded, transformed (redacted) and encoded again.
 
-A clip covers a span widened by ``pad_s`` on each side (within the video), re-encoded as H.264 in
-MP4 with every source frame of that window kept at its source time: a frame shown at ``t`` s in
-the source is the clip's frame at ``t - start_s``, to the millisecond (the clip's time base), so
-a span's thumbnails, taken at source times, can be found in its clip by anyone (``ves verify``).
-The picture is turned upright as the analysis saw it (a phone's display matrix) and scaled down
-to at most ``max_side`` pixels. Stream copy would be cheaper, but it starts at a keyframe, keeps
-the source's timestamps as they are and cannot be redacted; ``transform`` (redaction) is given
-each frame as RGB with its source time.
+Only a window that is redacted is re-encoded (the others are stream-copied, ``copy.py``). Every
+source frame of the window is kept at its source time: a frame shown at ``t`` s in the source is
+the clip's frame at ``t - start_s``, to the millisecond (the clip's time base), so a span's
+thumbnails, taken at source times, can be found in its clip by anyone (``ves verify``). The
+picture is turned upright as the analysis saw it (a phone's display matrix) and scaled down to
+at most ``max_side`` pixels; ``transform`` (redaction) is given each frame as RGB with its source
+time. The encoder is libx264 ``veryfast`` at crf ``CRF``: the redaction (CenterFace on every
+frame) costs far more than the encoding, and ``benchmarks/export.py`` measured the size and
+quality it gives (docs/measured/exports.md).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -26,13 +26,16 @@ import numpy.typing as npt
 from tasks.decode.stage import display_rotation, open_video
 
 CLIP_TIME_BASE = Fraction(1, 1000)  # clip timestamps in milliseconds
+PRESET = "veryfast"
+CRF = 23
 Rgb = npt.NDArray[np.uint8]
 Transform = Callable[[Rgb, float], Rgb]  # (upright RGB frame, source time s) -> frame to keep
 
 
 @dataclass(frozen=True)
 class Clip:
-    """A clip written to ``path``: the source window it covers and its frames' source times."""
+    """A clip written to ``path``: the source time at its time 0 (``start_s``), the source time
+    of its last frame (``end_s``), its frames' source times, and its coded size."""
 
     path: Path
     start_s: float
@@ -40,14 +43,6 @@ class Clip:
     frame_times: tuple[float, ...]
     width: int
     height: int
-
-
-def clip_window(
-    span_start_s: float, span_end_s: float, duration_s: float | None, pad_s: float = 1.0
-) -> tuple[float, float]:
-    """The source window a span's clip covers: the span widened by ``pad_s``, in the video."""
-    end = span_end_s + pad_s
-    return max(0.0, span_start_s - pad_s), min(end, duration_s) if duration_s else end
 
 
 def _even_size(width: int, height: int, max_side: int) -> tuple[int, int]:
@@ -61,11 +56,10 @@ def cut_clip(
     out: Path,
     transform: Transform | None = None,
     max_side: int = 1280,
-    plain_out: Path | None = None,
 ) -> Clip:
     """Encode the source's frames in ``window`` (seconds) to ``out`` (MP4, written beside it and
-    renamed when whole); with ``plain_out``, the same frames without ``transform`` go there too,
-    from the same decode (the unredacted original a redacted clip is checked against).
+    renamed when whole). The clip's time 0 is its first frame (``Clip.start_s``, the first frame
+    shown at or after the window's start), as in a stream-copied clip.
 
     Raises:
         SourceInvalid: the source does not open or decode.
@@ -73,39 +67,38 @@ def cut_clip(
     """
     start_s, end_s = window
     turns = display_rotation(source) // 90 % 4
-    outs = [(out, transform)] + ([(plain_out, None)] if plain_out is not None else [])
-    partials = [target.with_name(f".{target.name}.partial") for target, _ in outs]
+    partial = out.with_name(f".{out.name}.partial")
     times: list[float] = []
     try:
-        with open_video(source) as container, ExitStack() as sinks:
+        with open_video(source) as container, av.open(str(partial), "w", format="mp4") as sink:
             stream = container.streams.video[0]
             stream.thread_type = "AUTO"
             size = _upright_size(stream, turns, max_side)
-            writers = [
-                _Writer(sinks.enter_context(av.open(str(p), "w", format="mp4")), size, stream, f)
-                for p, (_, f) in zip(partials, outs, strict=True)
-            ]
-            container.seek(math.floor(start_s * av.time_base), backward=True)
-            for frame in container.decode(stream):
-                t = frame.time
-                if t is None or t < start_s - 1e-6:
-                    continue
-                if t > end_s + 1e-6:
-                    break
-                picture = _upright(frame, size, turns)
-                for writer in writers:
-                    writer.write(picture, t, t - start_s)
+            writer = _Writer(sink, size, stream, transform)
+            for t, frame in _frames_in(container, stream, start_s, end_s):
                 times.append(t)
-            for writer in writers:
-                writer.close()
+                writer.write(_upright(frame, size, turns), t, t - times[0])
+            writer.close()
         if not times:
             raise ValueError(f"no frame of the source lies in {start_s:.3f}-{end_s:.3f} s")
-        for partial, (target, _) in zip(partials, outs, strict=True):
-            partial.replace(target)
+        partial.replace(out)
     finally:
-        for partial in partials:
-            partial.unlink(missing_ok=True)
-    return Clip(out, start_s, end_s, tuple(times), *size)
+        partial.unlink(missing_ok=True)
+    return Clip(out, times[0], times[-1], tuple(times), *size)
+
+
+def _frames_in(
+    container: av.container.InputContainer, stream: av.VideoStream, start_s: float, end_s: float
+) -> Iterator[tuple[float, av.VideoFrame]]:
+    """The stream's frames shown in ``start_s``..``end_s``, with their times (s)."""
+    container.seek(math.floor(start_s * av.time_base), backward=True)
+    for frame in container.decode(stream):
+        t = frame.time
+        if t is None or t < start_s - 1e-6:
+            continue
+        if t > end_s + 1e-6:
+            break
+        yield t, frame
 
 
 def _upright_size(stream: av.VideoStream, turns: int, max_side: int) -> tuple[int, int]:
@@ -140,7 +133,9 @@ class _Writer:
 def _encoder(
     sink: av.container.OutputContainer, size: tuple[int, int], rate: Fraction | None
 ) -> av.VideoStream:
-    encoder = sink.add_stream("libx264", rate=rate or 25, options={"crf": "20", "bf": "0"})
+    encoder = sink.add_stream(
+        "libx264", rate=rate or 25, options={"preset": PRESET, "crf": str(CRF), "bf": "0"}
+    )
     encoder.width, encoder.height = size
     encoder.pix_fmt = "yuv420p"
     encoder.time_base = CLIP_TIME_BASE

@@ -4,6 +4,13 @@ A bundle is one zip: the exported files under the names below, plus ``manifest.j
 with its sha256 and size, the spans, the clips, the redaction), ``manifest.sig`` (base64 Ed25519
 signature of manifest.json's exact bytes) and ``public_key.pem`` (the signer's public key, a
 convenience: only a key obtained independently proves who signed).
+
+Version 2 (issue 31): one clip per merged window (``clips/window_01.mp4``), not per span; each
+span entry names its clip (``clip``), its start and end in clip time (``clip_start_s``,
+``clip_end_s``), the thumbnail times its clip holds, and whether it was cut to the request's time
+range (with its own start and end); each clip entry says how it was made (``method``: ``copied``
+or ``re-encoded``), the window asked for and the source time it truly covers. Version 1 (a clip
+per span, ``clips/<evidence_id>.mp4``, the thumbnail times on the clip entry) is still verified.
 """
 
 from __future__ import annotations
@@ -11,7 +18,9 @@ from __future__ import annotations
 import re
 
 FORMAT = "ves-evidence-bundle"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+VERIFIED_VERSIONS = frozenset({1, 2})  # the versions ``verify.py`` checks
+CLIP_METHODS = ("copied", "re-encoded")
 ALGORITHM = "Ed25519"
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"
@@ -45,8 +54,9 @@ def span_path(evidence_id: str) -> str:
     return check_name(f"{SPANS_DIR}{evidence_id}.json")
 
 
-def clip_path(evidence_id: str) -> str:
-    return check_name(f"{CLIPS_DIR}{evidence_id}.mp4")
+def clip_path(name: str) -> str:
+    """A clip's bundle path: ``clips/window_01.mp4`` (version 1: ``clips/<evidence_id>.mp4``)."""
+    return check_name(f"{CLIPS_DIR}{name}.mp4")
 
 
 def thumbnail_path(name: str) -> str:

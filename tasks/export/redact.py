@@ -48,8 +48,9 @@ TEXT_PAD_S = 0.5  # a text is blurred this long before its first and after its l
 JPEG_QUALITY = 85  # as the evidence stage writes thumbnails
 THUMBNAIL_ORIGINAL = "the run's published thumbnail (its span frame's sha256)"
 CLIP_ORIGINAL = (
-    "the same window cut without redaction (cut_clip, same encoder); frames[].sha256 are of "
-    "each unredacted frame's upright RGB24 pixels as given to the redaction"
+    "the same window stream-copied from the source without redaction (copy_clip: the source's "
+    "own packets from the keyframe before the window, not in the bundle); frames[].sha256 are "
+    "of each unredacted frame's upright RGB24 pixels as given to the redaction"
 )
 
 
@@ -233,7 +234,8 @@ class Redaction:
         return transform
 
     def clip_original(self, path: str, original_sha256: str) -> None:
-        """Record the sha256 of the unredacted cut of the clip at bundle ``path``."""
+        """Record the sha256 of the unredacted original of the clip at bundle ``path`` (the
+        stream-copied clip of the same window)."""
         self.files[path]["original_sha256"] = original_sha256
 
     def manifest(self) -> dict[str, Any]:

@@ -8,7 +8,9 @@ a line of the verdict:
     files       every listed file's sha256 and size
     listing     no file in the zip that the manifest does not list, none listed that is missing
     spans       each span file's canonical-JSON sha256 equals its own ``sha256`` and the manifest's
-    clips       each clip decodes and holds a frame at each thumbnail time it lists
+    clips       each clip decodes; version 2: each span's clip shows the span's whole extent
+                and a frame at each of its thumbnails' source times; version 1: each clip
+                holds a frame at each thumbnail time it lists
     thumbnails  each thumbnail listed for a span is in the bundle
     c2pa        (with trust anchors) each clip's Content Credentials are Trusted (verify_c2pa.py)
 
@@ -30,7 +32,14 @@ from typing import Any
 
 from storage.artifacts.spans import canonical_sha256
 from tasks.export.clips import ClipUnreadable, clip_frame_times, times_not_held
-from tasks.export.layout import FORMAT, FORMAT_VERSION, MANIFEST, PUBLIC_KEY, RESERVED, SIGNATURE
+from tasks.export.layout import (
+    FORMAT,
+    MANIFEST,
+    PUBLIC_KEY,
+    RESERVED,
+    SIGNATURE,
+    VERIFIED_VERSIONS,
+)
 from tasks.export.verify_c2pa import check_bundle_clips
 from ves.errors import NotABundle
 from ves.signing import key_id_of, load_public_key, verify_signature
@@ -128,7 +137,8 @@ def _verify(
     signature, key_note = _check_signature(archive, raw, manifest, given)
     if manifest is None:
         unreadable = Check("manifest")
-        unreadable.fail(MANIFEST, f"missing, or not JSON of {FORMAT} version {FORMAT_VERSION}")
+        versions = " or ".join(str(v) for v in sorted(VERIFIED_VERSIONS))
+        unreadable.fail(MANIFEST, f"missing, or not JSON of {FORMAT} version {versions}")
         return Verdict([signature, unreadable], key_note)
     checks: list[Callable[[zipfile.ZipFile, list[str], dict[str, Any]], Check]] = [
         _check_files,
@@ -171,7 +181,7 @@ def _parse(raw: bytes | None) -> dict[str, Any] | None:
         return None
     ours = manifest.get("format") == FORMAT
     # A newer format may hold what this verifier cannot check: it fails rather than guesses.
-    return manifest if ours and manifest.get("format_version") == FORMAT_VERSION else None
+    return manifest if ours and manifest.get("format_version") in VERIFIED_VERSIONS else None
 
 
 def _guarded(
@@ -310,29 +320,85 @@ def _check_spans(archive: zipfile.ZipFile, names: list[str], manifest: dict[str,
 
 
 def _check_clips(archive: zipfile.ZipFile, names: list[str], manifest: dict[str, Any]) -> Check:
+    if manifest["format_version"] == 1:
+        return _check_clips_v1(archive, manifest)
+    check, held = Check("clips"), 0
+    clips = {clip["path"]: clip for clip in manifest["clips"]}
+    for span in manifest["spans"]:
+        if span["clip"] not in clips:
+            check.fail(span["path"], f"names clip {span['clip']}, which the manifest does not list")
+    for path, clip in clips.items():
+        read = _clip_times(archive, path, check)
+        shown = [s for s in manifest["spans"] if s["clip"] == path]
+        if read is not None:
+            held += sum(_check_span_in_clip(check, path, clip, span, *read) for span in shown)
+    check.summary = (
+        f"{len(clips)} clips decode, each span within its clip, a frame at each of {held} times"
+    )
+    return check
+
+
+def _check_span_in_clip(
+    check: Check,
+    path: str,
+    clip: dict[str, Any],
+    span: dict[str, Any],
+    times: list[float],
+    interval: float,
+) -> int:
+    """Fail ``path`` unless it shows the span's whole extent and a frame at each of its
+    thumbnail times; return how many times were checked."""
+    start, wanted = float(clip["source_start_s"]), [float(t) for t in span["thumbnail_times_s"]]
+    first, last = float(span["clip_start_s"]), float(span["clip_end_s"])
+    if times[0] > first + interval or times[-1] < last - interval:
+        check.fail(
+            path,
+            f"does not show span {span['evidence_id']} whole (clip time {first:.3f}..{last:.3f} s;"
+            f" frames cover {times[0]:.3f}..{times[-1]:.3f} s)",
+        )
+    _fail_absent(check, path, start, times, times_not_held(times, interval, start, wanted))
+    return len(wanted)
+
+
+def _check_clips_v1(archive: zipfile.ZipFile, manifest: dict[str, Any]) -> Check:
+    """Version 1: a clip per span, the thumbnail times it holds on the clip's entry."""
     check, held = Check("clips"), 0
     for clip in manifest["clips"]:
         path, wanted = clip["path"], [float(t) for t in clip["thumbnail_times_s"]]
-        try:
-            with archive.open(path) as member:
-                times, interval = clip_frame_times(member)
-        except KeyError:
-            check.fail(path, "missing from the zip")
+        read = _clip_times(archive, path, check)
+        if read is None:
             continue
-        except (ClipUnreadable, *_READ_ERRORS) as exc:
-            check.fail(path, str(exc))
-            continue
-        absent = times_not_held(times, interval, float(clip["source_start_s"]), wanted)
-        if absent:
-            check.fail(
-                path,
-                f"holds no frame at source time(s) {absent} s "
-                f"(frames cover {clip['source_start_s'] + times[0]:.3f}.."
-                f"{clip['source_start_s'] + times[-1]:.3f} s)",
-            )
+        times, interval = read
+        start = float(clip["source_start_s"])
+        _fail_absent(check, path, start, times, times_not_held(times, interval, start, wanted))
         held += len(wanted)
     check.summary = f"{len(manifest['clips'])} clips decode, a frame at each of {held} times"
     return check
+
+
+def _clip_times(
+    archive: zipfile.ZipFile, path: str, check: Check
+) -> tuple[list[float], float] | None:
+    """The clip's frame times and interval, or None after failing ``check`` on ``path``."""
+    try:
+        with archive.open(path) as member:
+            return clip_frame_times(member)
+    except KeyError:
+        check.fail(path, "missing from the zip")
+    except (ClipUnreadable, *_READ_ERRORS) as exc:
+        check.fail(path, str(exc))
+    return None
+
+
+def _fail_absent(
+    check: Check, path: str, start: float, times: list[float], absent: list[float]
+) -> None:
+    if absent:
+        check.fail(
+            path,
+            f"holds no frame at source time(s) {absent} s "
+            f"(frames cover {start + times[0]:.3f}..{start + times[-1]:.3f} s)",
+        )
 
 
 def _check_thumbnails(

@@ -203,3 +203,45 @@ def _export_and_verify(page: Any, client: Any, note: dict[str, Any]) -> None:
     assert note in noted
     assert manifest["redaction"]["applied"] == ["text"]
     assert manifest["redaction"]["files"]  # every thumbnail and clip, with its regions
+    assert page.locator("#export-check").is_visible()
+    _download_a_clip(page, bundle, manifest)
+    _export_a_range(page, client)
+
+
+def _download_a_clip(page: Any, bundle: Path, manifest: dict[str, Any]) -> None:
+    """Every exported span has a clip link; the MP4 it saves is the bundle's own clip."""
+    spans = page.locator("#evidence li.span")
+    assert page.locator("#evidence a.clip").count() == spans.count() == len(manifest["spans"])
+    first = spans.first
+    evidence_id = first.get_attribute("data-evidence-id")
+    with page.expect_download() as download:
+        first.locator("a.clip").click()
+    assert download.value.suggested_filename == f"{evidence_id}.mp4"
+    (span,) = [s for s in manifest["spans"] if s["evidence_id"] == evidence_id]
+    with zipfile.ZipFile(bundle) as archive:
+        assert Path(download.value.path()).read_bytes() == archive.read(span["clip"])
+
+
+def _export_a_range(page: Any, client: Any) -> None:
+    """A time range typed in is the export's selection, shown in its state; only the spans
+    overlapping it get a clip link."""
+    page.locator("#export-redact input[value=text]").uncheck()
+    page.fill("#export-start", "2")
+    page.fill("#export-end", "4")
+    page.locator("#export-button").click()
+    page.wait_for_function(  # the new export's state (the last one's said succeeded too)
+        "() => { const s = document.getElementById('export-state');"
+        " return s.dataset.state === 'succeeded' && s.textContent.includes('2-4 s'); }",
+        timeout=120_000,
+    )
+    page.locator("#export-download a").wait_for()
+    assert "redacted" not in (page.locator("#export-state").text_content() or "")
+    inside = page.eval_on_selector_all(
+        "#evidence li.span",
+        "ls => ls.filter(l => Number(l.dataset.endS) >= 2 && Number(l.dataset.startS) <= 4)"
+        ".map(l => l.dataset.evidenceId)",
+    )
+    linked = page.eval_on_selector_all(
+        "#evidence li.span:has(a.clip)", "ls => ls.map(l => l.dataset.evidenceId)"
+    )
+    assert inside and linked == inside

@@ -78,6 +78,27 @@ def test_an_export_downloads_and_verifies_offline_with_the_published_key(
     assert "POST /api/product/videos/{video_id}/exports" in actions  # and who asked for this
     assert all(r["video_id"] == video_id for r in audit)
     assert manifest["export"]["audit_head"]["seq"] >= audit[-1]["seq"]
+    _check_single_clip_downloads(client, url, tmp_path / "evidence.zip", manifest)
+
+
+def _check_single_clip_downloads(
+    client: httpx.Client, url: str, bundle: Path, manifest: dict[str, Any]
+) -> None:
+    """Each span's clip, alone: the bundle's file byte for byte, where the span lies in it in
+    its headers; an unknown span is 404."""
+    clips = {c["path"]: c for c in manifest["clips"]}
+    with zipfile.ZipFile(bundle) as archive:
+        for span in manifest["spans"][:3]:
+            got = client.get(f"{url}/clips/{span['evidence_id']}")
+            assert got.status_code == 200, got.text
+            assert got.headers["content-type"] == "video/mp4"
+            assert got.content == archive.read(span["clip"])
+            assert float(got.headers["X-Clip-Start-S"]) == pytest.approx(span["clip_start_s"])
+            assert float(got.headers["X-Clip-End-S"]) == pytest.approx(span["clip_end_s"])
+            start = clips[span["clip"]]["source_start_s"]
+            assert float(got.headers["X-Clip-Source-Start-S"]) == pytest.approx(start)
+            assert got.headers["X-Clip-Method"] == "copied"
+    expect_problem(client.get(f"{url}/clips/ev_nope"), 404, "not_found")
 
 
 def test_a_selection_of_an_unknown_span_fails_with_its_reason_and_has_no_bundle(
@@ -94,6 +115,9 @@ def test_a_selection_of_an_unknown_span_fails_with_its_reason_and_has_no_bundle(
         "message": "no evidence span ev_nope in the run",
     }
     expect_problem(client.get(f"{url}/bundle"), 409, "not_ready")
+    expect_problem(client.get(f"{url}/clips/ev_nope"), 404, "not_found")  # not the run's
+    first = client.get(f"/api/product/videos/{video_id}/evidence-view").json()["spans"][0]
+    expect_problem(client.get(f"{url}/clips/{first['evidence_id']}"), 409, "not_ready")
 
 
 def test_exports_are_refused_where_they_must_be(
@@ -110,6 +134,8 @@ def test_exports_are_refused_where_they_must_be(
     expect_problem(other.post(_exports(video_id)), 404, "not_found")
     mine = client.post(_exports(video_id)).json()
     expect_problem(other.get(f"{_exports(video_id)}/{mine['export_id']}"), 404, "not_found")
+    theirs = f"{_exports(video_id)}/{mine['export_id']}/clips/ev_nope"
+    expect_problem(other.get(theirs), 404, "not_found")
     fresh = other.post("/api/videos/add", json={"url": lobby_media.url("lobby.mp4"), "title": "x"})
     expect_problem(other.post(_exports(fresh.json()["video_id"])), 409, "not_ready")
     submitter.down = True
@@ -133,6 +159,11 @@ def test_the_mcp_tool_exports_and_redacts_as_the_route_does(executed: Executed) 
     with zipfile.ZipFile(io.BytesIO(bundle)) as archive:
         manifest = json.loads(archive.read("manifest.json"))
     assert [s["evidence_id"] for s in manifest["spans"]] == [first]
+    url = f"{_exports(video_id)}/{queued['export_id']}/clips"
+    assert client.get(f"{url}/{first}").headers["X-Clip-Method"] == "re-encoded"  # redacted
+    if len(view["spans"]) > 1:  # a span of the run that this bundle does not hold
+        left_out = view["spans"][1]["evidence_id"]
+        expect_problem(client.get(f"{url}/{left_out}"), 404, "not_found")
     assert manifest["redaction"]["applied"] == ["text"]
     assert set(manifest["redaction"]["files"]) == {
         f["path"] for f in manifest["files"] if f["path"].startswith(("thumbnails/", "clips/"))

@@ -5,6 +5,9 @@ redirect to a presigned URL, and a run whose manifest is gone is never served.""
 from __future__ import annotations
 
 import hashlib
+import io
+import json
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,7 @@ from storage.catalog.database import Catalog
 from storage.catalog.runs.store import RunStore
 from storage.catalog.tenants import TenantStore
 from testkit.s3 import S3Server
+from testkit.service import wait_state
 from tests.api.helpers import expect_problem, upload_spec, wait_done
 from ves.settings import Settings
 
@@ -108,3 +112,21 @@ def test_a_run_without_its_manifest_is_never_served(
     for artifact in ("scene-graph", "timeline", "evidence-view", "cost"):
         expect_problem(fresh.get(f"/api/product/videos/{video_id}/{artifact}"), 409, "not_ready")
     expect_problem(fresh.get(frame["thumbnail_url"]), 404, "not_found")
+
+
+def test_an_export_lands_in_the_bucket_and_one_spans_clip_is_read_from_it_in_place(
+    uploaded_run: tuple[httpx.Client, str, str],
+) -> None:
+    """The single-clip download reads the zip in the bucket by ranges (its clip is the
+    bundle's file byte for byte)."""
+    client, video_id, _ = uploaded_run
+    exports = f"/api/product/videos/{video_id}/exports"
+    url = f"{exports}/{client.post(exports).json()['export_id']}"
+    export = wait_state(client, url, {"succeeded", "failed"})
+    assert export["state"] == "succeeded", export["error"]
+    bundle = client.get(export["bundle"]["download_url"]).content
+    with zipfile.ZipFile(io.BytesIO(bundle)) as archive:
+        span = json.loads(archive.read("manifest.json"))["spans"][0]
+        clip = client.get(f"{url}/clips/{span['evidence_id']}")
+        assert clip.status_code == 200, clip.text
+        assert clip.content == archive.read(span["clip"])

@@ -63,6 +63,7 @@ def test_every_clip_of_an_export_is_trusted_under_the_published_roots(
         found = verify_clip_credentials(archive.read(clip["path"]), ca.roots_pem())
     [span] = manifest["spans"]
     assert found.ok and found.actions == ["c2pa.opened", "c2pa.edited"]
+    assert clip["c2pa_manifest"] == found.label  # the bundle names the clip's manifest
     assert found.evidence is not None
     assert found.evidence["spans"] == [
         {"span_id": shortest["evidence_id"], "sha256": span["sha256"]}

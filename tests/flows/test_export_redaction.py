@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import av
 import numpy as np
 import pytest
 from PIL import Image
@@ -20,10 +21,12 @@ from flows.process_video import ProcessVideoParams, process_video
 from storage.artifacts.blobs import open_blob_store
 from storage.artifacts.reads import ArtifactReader
 from storage.catalog.database import Catalog
+from storage.catalog.records import Run
 from storage.catalog.runs.store import RunStore
 from synthetic import GroundTruth
+from tasks.export.copy import copy_clip
 from tasks.export.redact import JPEG_QUALITY, pixelate
-from tasks.export.stage import ExportRequest, write_export
+from tasks.export.stage import ExportRequest, Selection, write_export
 from tasks.export.verify import verify_bundle
 from tests.flows.conftest import QueueRun
 from ves.settings import Settings
@@ -53,31 +56,38 @@ def _covers(region: list[int], box: tuple[float, ...]) -> bool:
 
 
 @pytest.fixture
-def redacted(
-    settings: Settings,
-    catalog: Catalog,
-    queue_upload_run: QueueRun,
-    lobby: tuple[Path, GroundTruth],
-    tmp_path: Path,
-) -> tuple[Path, SigningKey, ArtifactReader, str]:
-    path, _ = lobby
-    queued = queue_upload_run(path, detector="motion+ocr")
+def text_run(catalog: Catalog, queue_upload_run: QueueRun, lobby: tuple[Path, GroundTruth]) -> Run:
+    queued = queue_upload_run(lobby[0], detector="motion+ocr")
     process_video(ProcessVideoParams(run_id=queued.run_id))
     run = RunStore(catalog).get(queued.run_id)
     assert run.state == "succeeded", run
+    return run
+
+
+def _export_text_redacted(
+    settings: Settings, run: Run, source: Path, folder: Path, selection: Selection | None = None
+) -> tuple[Path, SigningKey, ArtifactReader, str]:
     store, key = open_blob_store(settings), SigningKey.generate()
     request = ExportRequest(
         export_id="exp_redacted",
         run=run,
-        source=path,
-        source_sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+        source=source,
+        source_sha256=hashlib.sha256(source.read_bytes()).hexdigest(),
         provenance={"kind": "upload"},
+        selection=selection or Selection(),
         redact=frozenset({"text"}),
     )
-    (tmp_path / "work").mkdir()
+    (folder / "work").mkdir()
     reader = ArtifactReader(store)
-    sealed = write_export(request, reader, store, key, tmp_path / "b.zip", tmp_path / "work")
+    sealed = write_export(request, reader, store, key, folder / "b.zip", folder / "work")
     return sealed.path, key, reader, reader.run_key(run.artifacts_path or "")
+
+
+@pytest.fixture
+def redacted(
+    settings: Settings, text_run: Run, lobby: tuple[Path, GroundTruth], tmp_path: Path
+) -> tuple[Path, SigningKey, ArtifactReader, str]:
+    return _export_text_redacted(settings, text_run, lobby[0], tmp_path)
 
 
 def test_a_text_redacted_export_verifies_and_changes_only_the_shown_signs(
@@ -118,3 +128,47 @@ def test_a_redacted_clip_keeps_its_originals_hash_and_each_frames_regions(
             assert len(frame["sha256"]) == 64
             during = exit_sign.start_s - 0.5 <= frame["t_s"] <= exit_sign.end_s + 0.5
             assert len(frame["regions"]) == 1 + during, frame  # LOBBY always, EXIT 3 in 4-9 s
+
+
+def test_a_redacted_clips_original_is_the_stream_copy_of_its_window(
+    redacted: tuple[Path, SigningKey, ArtifactReader, str],
+    lobby: tuple[Path, GroundTruth],
+    tmp_path: Path,
+) -> None:
+    """The hash the manifest keeps is that of the window's stream copy, which anyone holding
+    the source makes again byte for byte."""
+    with zipfile.ZipFile(redacted[0]) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+    assert {c["method"] for c in manifest["clips"]} == {"re-encoded"}
+    for clip in manifest["clips"]:
+        again = copy_clip(lobby[0], tuple(clip["window_s"]), tmp_path / "again.mp4")
+        entry = manifest["redaction"]["files"][clip["path"]]
+        assert hashlib.sha256(again.path.read_bytes()).hexdigest() == entry["original_sha256"]
+        assert "stream-copied" in entry["original"]
+
+
+def test_a_redacted_time_range_re_encodes_that_range_only(
+    settings: Settings, text_run: Run, lobby: tuple[Path, GroundTruth], tmp_path: Path
+) -> None:
+    """5-7 s of the lobby, text redacted: LOBBY's span (the whole video) is cut to the range,
+    and only its 21 frames are redacted and re-encoded, each at its source time."""
+    bundle, key, _, _ = _export_text_redacted(
+        settings, text_run, lobby[0], tmp_path, Selection(start_s=5.0, end_s=7.0)
+    )
+    assert verify_bundle(bundle, key.public_key_pem.encode()).ok
+    with zipfile.ZipFile(bundle) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+        (clip,) = manifest["clips"]
+        frames = _clip_times(archive.read(clip["path"]))
+    assert clip["window_s"] == [5.0, 7.0] and clip["method"] == "re-encoded"
+    assert [round(clip["source_start_s"] + t, 3) for t in frames] == [
+        round(5.0 + i / 10, 3) for i in range(21)
+    ]
+    redacted_frames = manifest["redaction"]["files"][clip["path"]]["frames"]
+    assert [f["t_s"] for f in redacted_frames] == pytest.approx([5.0 + i / 10 for i in range(21)])
+    assert any(s["cut_to_range"] for s in manifest["spans"])
+
+
+def _clip_times(data: bytes) -> list[float]:
+    with av.open(io.BytesIO(data)) as container:
+        return [float(f.time) for f in container.decode(video=0) if f.time is not None]

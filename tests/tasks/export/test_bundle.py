@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from storage.artifacts.spans import canonical_json, canonical_sha256
-from tasks.export.bundle import BundleMeta, BundleWriter
+from tasks.export.bundle import BundleMeta, BundleWriter, SpanClip
 from tests.fixtures.bundles import SPANS, BuiltBundle, rewrite_bundle, span_document
 from ves.signing import SigningKey
+
+PLACE = SpanClip("clips/window_01.mp4", 0.0, 1.0, [])
 
 
 def test_the_manifest_lists_every_file_as_it_is_in_the_zip(signed_bundle: BuiltBundle) -> None:
@@ -38,7 +40,7 @@ def test_the_manifest_lists_every_file_as_it_is_in_the_zip(signed_bundle: BuiltB
         span = json.loads(archive.read("spans/ev_a.json"))
         assert archive.read("spans/ev_a.json") == canonical_json(span)
         assert "Café à 5 €".encode() in archive.read("spans/ev_a.json")  # not ASCII-escaped
-    assert manifest["format"] == "ves-evidence-bundle" and manifest["format_version"] == 1
+    assert manifest["format"] == "ves-evidence-bundle" and manifest["format_version"] == 2
     assert manifest["export"]["export_id"] == "exp_1" and manifest["redaction"] == {"applied": []}
     assert manifest["signature"] == {
         "algorithm": "Ed25519",
@@ -50,14 +52,21 @@ def test_the_manifest_lists_every_file_as_it_is_in_the_zip(signed_bundle: BuiltB
         "path": "spans/ev_a.json",
         "sha256": canonical_sha256(span),
         "thumbnails": ["thumbnails/ev_a_0.jpg", "thumbnails/ev_a_1.jpg"],
+        "clip": "clips/window_01.mp4",
+        "clip_start_s": pytest.approx(0.2),  # the window starts 0.2 s (PAD_S) before it
+        "clip_end_s": pytest.approx(1.1),
+        "thumbnail_times_s": [0.8, 1.2],
+        "cut_to_range": False,
+        "original_start_s": None,
+        "original_end_s": None,
     }
-    assert manifest["clips"][1] == {
-        "evidence_id": "ev_b",
-        "path": "clips/ev_b.mp4",
-        "source_start_s": 2.0,
-        "source_end_s": 2.95,  # the window ends half a frame before frame 30
-        "thumbnail_times_s": [2.5],
-    }
+    assert [s["clip"] for s in manifest["spans"]] == [f"clips/window_0{n}.mp4" for n in (1, 2, 1)]
+    first, second = manifest["clips"]
+    assert first["path"] == "clips/window_01.mp4" and first["method"] == "copied"
+    assert first["window_s"] == pytest.approx([0.3, 1.6])  # ev_a and ev_c, merged
+    assert first["source_start_s"] == pytest.approx(0.3)
+    assert 1.6 <= first["source_end_s"] <= 2.0  # to the end of a group of B-frames
+    assert second["window_s"] == pytest.approx([1.8, 3.0])
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl on this machine")
@@ -84,8 +93,12 @@ def test_a_bundle_that_fails_half_way_leaves_nothing(tmp_path: Path) -> None:
         bundle.add_json("cost.json", {})
         raise RuntimeError("the flow failed")
     with BundleWriter(target) as bundle:
-        bundle.add_span(span_document("ev_a", "0" * 64), thumbnails=["thumbnails/ev_a_0.jpg"])
+        bundle.add_span(span_document("ev_a", "0" * 64), PLACE, ["thumbnails/ev_a_0.jpg"])
         with pytest.raises(ValueError, match="thumbnails named by spans but not added"):
+            bundle.close(SigningKey.generate(), BundleMeta("exp_1", "vid_1", "run_1"))
+    with BundleWriter(target) as bundle:
+        bundle.add_span(span_document("ev_a", "0" * 64), PLACE)
+        with pytest.raises(ValueError, match="clips named by spans but not added"):
             bundle.close(SigningKey.generate(), BundleMeta("exp_1", "vid_1", "run_1"))
     assert list(tmp_path.iterdir()) == []
 
@@ -106,8 +119,8 @@ def test_a_span_whose_hash_is_not_its_own_is_refused(tmp_path: Path) -> None:
     assert SPANS["ev_a"][0] == document["start_s"]
     with BundleWriter(tmp_path / "b.zip") as bundle:
         with pytest.raises(ValueError, match="not its canonical hash"):
-            bundle.add_span({**document, "sha256": "f" * 64})
-        entry = bundle.add_span({**document, "sha256": canonical_sha256(document)})
+            bundle.add_span({**document, "sha256": "f" * 64}, PLACE)
+        entry = bundle.add_span({**document, "sha256": canonical_sha256(document)}, PLACE)
         assert entry.sha256 == canonical_sha256(document)
         bundle.abort()
 

@@ -1,4 +1,5 @@
-"""Clips cut around spans: every source frame of the window, at its source time, as rendered."""
+"""Re-encoded (redacted) clips: every source frame of the window, at its source time, as
+rendered."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 from synthetic import lobby_scene, render_frame, scale_scene, write_video
-from tasks.export.cut import Rgb, clip_window, cut_clip
+from tasks.export.cut import Rgb, cut_clip
 
 SCENE = replace(scale_scene(lobby_scene(), width=320, height=240, duration_s=6), noise=0.0)
 
@@ -69,25 +70,6 @@ def test_a_transform_sees_each_frame_with_its_time_and_its_result_is_what_is_kep
         assert picture[:, SCENE.width // 2 + 8 :].mean() > 40
 
 
-def test_the_plain_copy_from_the_same_decode_is_the_clip_cut_alone(
-    source: Path, tmp_path: Path
-) -> None:
-    """A redacted clip's unredacted original comes from the same decode, byte for byte the clip
-    an unredacted cut gives (so its sha256 in the manifest can be checked by cutting again)."""
-
-    def blank(picture: Rgb, t_s: float) -> Rgb:
-        return np.zeros_like(picture)
-
-    window = (2.0, 2.5)
-    both = cut_clip(source, window, tmp_path / "red.mp4", blank, plain_out=tmp_path / "plain.mp4")
-    alone = cut_clip(source, window, tmp_path / "alone.mp4")
-
-    assert (tmp_path / "plain.mp4").read_bytes() == alone.path.read_bytes()
-    assert both.frame_times == alone.frame_times
-    assert all(p.max() < 24 for _, p in _decoded(both.path, both.start_s))
-    assert not list(tmp_path.glob(".*partial"))
-
-
 def test_a_clip_is_scaled_to_even_sides_within_its_bound(source: Path, tmp_path: Path) -> None:
     clip = cut_clip(source, (0.0, 0.5), tmp_path / "small.mp4", max_side=101)
     assert (clip.width, clip.height) == (100, 76)
@@ -100,17 +82,3 @@ def test_a_window_outside_the_video_is_refused_and_leaves_nothing(
     with pytest.raises(ValueError, match="no frame"):
         cut_clip(source, (60.0, 61.0), tmp_path / "none.mp4")
     assert list(tmp_path.iterdir()) == []
-
-
-@pytest.mark.parametrize(
-    ("span", "duration", "window"),
-    [
-        ((5.0, 7.0), 60.0, (4.0, 8.0)),
-        ((0.2, 1.0), 60.0, (0.0, 2.0)),
-        ((58.5, 59.9), 60.0, (57.5, 60.0)),
-    ],
-)
-def test_a_window_pads_the_span_within_the_video(
-    span: tuple[float, float], duration: float, window: tuple[float, float]
-) -> None:
-    assert clip_window(*span, duration) == pytest.approx(window)
