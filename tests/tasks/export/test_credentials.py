@@ -4,12 +4,9 @@ TypeScript @trustnxt/c2pa-ts (tests/c2pa_verifier, which shares no code with c2p
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.serialization import Encoding
@@ -24,12 +21,11 @@ from tasks.export.credentials import (
 )
 from tasks.export.cut import cut_clip
 from tasks.export.verify_c2pa import TRUSTED, verify_clip_credentials
-from tests.fixtures.credentials import flip_one_mdat_byte
+from tests.fixtures.credentials import flip_one_mdat_byte, independent
 from ves.credentials import ClaimSigner, ContentCredentialsCA
 from ves.errors import SigningFailed
 
 SCENE = replace(scale_scene(lobby_scene(), width=320, height=240, duration_s=4), noise=0.0)
-VERIFIER = Path(__file__).parents[2] / "c2pa_verifier"
 SOURCE_SHA = "5" * 64
 SPANS = (SpanRef("ev_0001", "a" * 64), SpanRef("ev_0002", "b" * 64))
 CLAIM = ClipClaim("exp_1", "vid_1", "run_1", SOURCE_SHA, "lobby.mp4", 1.0, 3.0, SPANS)
@@ -59,20 +55,6 @@ def signed(cut: Path, ca: ContentCredentialsCA, tmp_path_factory: pytest.TempPat
     out = tmp_path_factory.mktemp("signed") / "clip.mp4"
     sign_clip(cut, out, CLAIM, ca.signer())
     return out
-
-
-def independent(clip: Path, roots: Path) -> tuple[int, dict[str, Any]]:
-    """The npm verifier's exit code and report (installed by `make`, which runs `npm ci`)."""
-    if not (VERIFIER / "node_modules" / ".installed").exists():
-        pytest.fail(f"the npm verifier is not installed: make {VERIFIER}/node_modules/.installed")
-    node = shutil.which("node") or "/usr/bin/node"
-    done = subprocess.run(
-        [node, str(VERIFIER / "verify.mjs"), str(clip), str(roots)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return done.returncode, json.loads(done.stdout)
 
 
 def test_the_signer_s_reader_trusts_the_clip_under_the_service_root(
