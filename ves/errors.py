@@ -23,6 +23,7 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
     ├── RateLimited                429 rate_limited         (carries ``retry_after_s``)
     ├── Unavailable                503 unavailable          (the orchestrator cannot be reached)
     │   └── StorageUnavailable     503 unavailable          (the blob store fails or refuses)
+    ├── SigningFailed              500 internal             (c2pa-python refused to sign a clip)
     └── ProcessingError            422                      (why a run failed; its ``code`` is
         │                                                     recorded as the run's error code)
         ├── SourceInvalid          422 source_invalid       (not a video, a still, corrupt)
@@ -31,8 +32,8 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
         └── DetectorUnavailable    422 detector_unavailable (a model cannot load or run; the run
                                                              falls back to motion and says so)
 
-Third-party errors (PyAV, onnxruntime, HTTP clients, pyarrow's filesystems) are translated into
-these in one place each, with ``raise X(...) from exc``.
+Third-party errors (PyAV, onnxruntime, HTTP clients, pyarrow's filesystems, c2pa-python) are
+translated into these in one place each, with ``raise X(...) from exc``.
 """
 
 from __future__ import annotations
@@ -194,6 +195,11 @@ class Unavailable(VesError):
     code = "unavailable"
     status = 503
     title = "Service unavailable"
+
+
+class SigningFailed(VesError):
+    """The Content Credentials (C2PA) of an exported clip could not be signed: ``c2pa-python``
+    refused the manifest, the certificate or the file (``tasks/export/credentials.py``)."""
 
 
 class ProcessingError(VesError):

@@ -123,9 +123,10 @@ class PublicKeyRecord:
     algorithm: str = ALGORITHM
 
 
-def _write_private(path: Path, data: bytes, *, exclusive: bool) -> bool:
+def write_private_file(path: Path, data: bytes, *, exclusive: bool) -> bool:
     """Write ``data`` to ``path`` (mode 0600) whole or not at all; with ``exclusive``, only if
-    no file is there (False when another process made it first).
+    no file is there (False when another process made it first). Shared with
+    ``ves.credentials``, whose CA files are created the same way.
 
     Raises:
         VesError: the folder cannot be written (the error says which).
@@ -175,7 +176,7 @@ class KeyRing:
     def active(self) -> SigningKey:
         """The key that signs now, created (with its record) on first use."""
         if not self.key_file.exists():
-            _write_private(self.key_file, SigningKey.generate().private_pem(), exclusive=True)
+            write_private_file(self.key_file, SigningKey.generate().private_pem(), exclusive=True)
         key = SigningKey.from_pem(self.key_file.read_bytes(), origin=str(self.key_file))
         self._ensure_record(key)
         return key
@@ -197,7 +198,7 @@ class KeyRing:
         self._write_record(new, created_at=now_rfc3339(), retired_at=None)
         old_record = self._read_record(self._record_path(old.key_id))
         self._write_record(old, created_at=old_record.created_at, retired_at=now_rfc3339())
-        _write_private(self.key_file, new.private_pem(), exclusive=False)
+        write_private_file(self.key_file, new.private_pem(), exclusive=False)
         return old, new
 
     def _record_path(self, key_id: str) -> Path:
@@ -222,7 +223,7 @@ class KeyRing:
         record = PublicKeyRecord(key.key_id, key.public_key_pem, created_at, retired_at, False)
         body = {k: v for k, v in asdict(record).items() if k != "active"}
         data = json.dumps(body, indent=2, sort_keys=True).encode() + b"\n"
-        _write_private(self._record_path(key.key_id), data, exclusive=exclusive)
+        write_private_file(self._record_path(key.key_id), data, exclusive=exclusive)
 
 
 def _mtime(path: Path) -> datetime:

@@ -8,7 +8,8 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import SettingsDep
-from api.schemas.signing_keys import SigningKeyPublic, SigningKeysPublic
+from api.schemas.signing_keys import C2PA_ROOT_EXAMPLE, SigningKeyPublic, SigningKeysPublic
+from ves.credentials import ContentCredentialsCA
 from ves.signing import KeyRing
 
 router = APIRouter(tags=["signing keys"])
@@ -35,7 +36,8 @@ _EXAMPLE = {
             "retired_at": "2026-11-25T19:23:36.451Z",
             "active": False,
         },
-    ]
+    ],
+    "c2pa_trust_anchors_pem": C2PA_ROOT_EXAMPLE,
 }
 
 
@@ -49,10 +51,15 @@ _EXAMPLE = {
         "`manifest.json` names its signer's `key_id`; save that key's `public_key_pem` to a file "
         "and run `ves verify BUNDLE.zip --public-key FILE` to prove the bundle came from this "
         "service (the key inside a bundle proves only that it is intact). The key is created on "
-        "first use when the service has none (docs/how-to/exports.md)."
+        "first use when the service has none (docs/how-to/exports.md). "
+        "`c2pa_trust_anchors_pem` holds the root certificates of the Content Credentials (C2PA)"
+        " embedded in each exported clip: the trust anchors for any C2PA verifier, or for "
+        "`ves verify BUNDLE.zip --trust FILE` (docs/how-to/content-credentials.md)."
     ),
     responses={200: {"content": {"application/json": {"example": _EXAMPLE}}}},
 )
 async def list_signing_keys(settings: SettingsDep) -> SigningKeysPublic:
     records = await run_in_threadpool(KeyRing.from_settings(settings).public_keys)
-    return SigningKeysPublic(keys=[SigningKeyPublic(**asdict(r)) for r in records])
+    roots = await run_in_threadpool(ContentCredentialsCA.from_settings(settings).roots_pem)
+    keys = [SigningKeyPublic(**asdict(r)) for r in records]
+    return SigningKeysPublic(keys=keys, c2pa_trust_anchors_pem=roots)

@@ -119,6 +119,7 @@ class ClipEntry:
     source_end_s: float
     window_s: list[float]
     method: str
+    c2pa_manifest: str | None = None  # its embedded Content Credentials' manifest label
 
 
 @dataclass(frozen=True)
@@ -224,6 +225,7 @@ class BundleWriter:
         source_end_s: float,
         window_s: tuple[float, float],
         method: str,
+        c2pa_manifest: str | None = None,
     ) -> ClipEntry:
         """Add an MP4 clip (``clips/<name>.mp4``) cut from the source: its frame at
         presentation time ``t`` must show the source at ``source_start_s + t``, its last frame
@@ -234,7 +236,7 @@ class BundleWriter:
             raise ValueError(f"clip {name}: method {method!r} is not one of {CLIP_METHODS}")
         path = self.add_file(clip_path(name), data).path
         window = [float(window_s[0]), float(window_s[1])]
-        entry = ClipEntry(path, source_start_s, source_end_s, window, method)
+        entry = ClipEntry(path, source_start_s, source_end_s, window, method, c2pa_manifest)
         self._clips.append(entry)
         return entry
 

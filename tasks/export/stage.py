@@ -76,9 +76,11 @@ def redact_clips_task(
 
 
 @task(name="sign-clips", cache_policy=NONE)
-def sign_clips_task(clips: Sequence[FinishedClip]) -> list[FinishedClip]:
-    """The per-clip signing seam (``steps.sign_clips``)."""
-    return sign_clips(clips, _log)
+def sign_clips_task(
+    request: ExportRequest, chosen: Chosen, clips: Sequence[FinishedClip]
+) -> list[FinishedClip]:
+    """Each clip's Content Credentials (C2PA) embedded and signed (``steps.sign_clips``)."""
+    return sign_clips(request, chosen, clips, _log)
 
 
 @task(name="write-bundle", cache_policy=NONE)

@@ -4,8 +4,8 @@ write the bundle. ``stage.py`` wraps each in a Prefect task; ``write_export`` ru
 Cutting copies the source's packets for each merged window (``copy.py``, ``windows.py``); where
 redaction is asked, each window is then decoded, redacted and re-encoded (``cut.py``), and the
 stream-copied clip of the same window, not put in the bundle, is the original whose sha256 the
-manifest's ``redaction`` section keeps. ``sign_clips`` is where each finished clip will be signed
-on its own (C2PA, issue 31): today it hands the clips on as they are.
+manifest's ``redaction`` section keeps. ``sign_clips`` signs each finished clip on its own: an
+embedded C2PA manifest (``credentials.py``), whose label the bundle lists beside the clip.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from storage.catalog.records import Run
 from storage.catalog.review_notes import ReviewNote
 from tasks.export.bundle import BundleMeta, BundleWriter, SealedBundle, SpanClip
 from tasks.export.copy import copy_clip
+from tasks.export.credentials import claim_for, sign_cut_clip
 from tasks.export.cut import Clip, cut_clip
 from tasks.export.layout import clip_path, thumbnail_path
 from tasks.export.redact import WHAT, Redaction, Redactor, text_boxes_of
@@ -35,6 +36,7 @@ from tasks.export.select import (
     slice_timeline,
 )
 from tasks.export.windows import SpanCut, Window, plan_windows
+from ves.credentials import ClaimSigner
 from ves.errors import InvalidRequest, SourceInvalid
 from ves.signing import SigningKey
 
@@ -59,6 +61,7 @@ class ExportRequest:
     notes: Mapping[str, list[ReviewNote]] = field(default_factory=dict)  # by evidence id
     extra: Mapping[str, Any] = field(default_factory=dict)
     redact: frozenset[str] = frozenset()  # "faces", "text": pixelated in thumbnails and clips
+    credentials: ClaimSigner | None = None  # signs each clip's Content Credentials (C2PA)
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ class FinishedClip:
     clip: Clip
     method: str  # "copied" or "re-encoded"
     redacted: frozenset[str] = frozenset()
+    c2pa_manifest: str | None = None  # the label of its embedded C2PA manifest, once signed
 
     @property
     def bundle_path(self) -> str:
@@ -154,12 +158,28 @@ def redact_clips(
     return redacted
 
 
-def sign_clips(clips: Sequence[FinishedClip], progress: Progress = _quiet) -> list[FinishedClip]:
-    """The seam where each finished clip will be signed on its own (an embedded C2PA manifest,
-    issue 31), given each clip's path and what it shows; returns the clips to bundle. No clip
-    is signed here yet: the bundle's manifest signature (``write_bundle``) covers them all."""
-    progress(f"{len(clips)} clips: no per-clip signature yet; the bundle's manifest signs them")
-    return list(clips)
+def sign_clips(
+    request: ExportRequest,
+    chosen: Chosen,
+    clips: Sequence[FinishedClip],
+    progress: Progress = _quiet,
+) -> list[FinishedClip]:
+    """Each finished clip signed on its own, in place: an embedded C2PA manifest naming the
+    source, the cut, the redaction and the spans it shows (``credentials.py``); without
+    ``request.credentials`` the clips are handed on as they are."""
+    if request.credentials is None:
+        return list(clips)
+    by_id, signed = {s["evidence_id"]: s for s in chosen.spans}, []
+    for finished in clips:
+        began, spans = time.perf_counter(), [by_id[s.evidence_id] for s in finished.window.spans]
+        claim = replace(claim_for(request, spans, finished.clip), redacted=tuple(finished.redacted))
+        made = sign_cut_clip(finished.clip, claim, request.credentials)
+        signed.append(replace(finished, c2pa_manifest=made.manifest_label))
+        progress(
+            f"clip {finished.window.number}/{len(clips)}: Content Credentials {made.manifest_label}"
+            f" signed in {time.perf_counter() - began:.2f} s"
+        )
+    return signed
 
 
 def write_bundle(
@@ -210,7 +230,8 @@ def write_export(
     """
     chosen = choose_spans(request, reader)
     clips = redact_clips(request, chosen, cut_clips(request, chosen, work), work)
-    return write_bundle(request, chosen, sign_clips(clips), reader, store, key, target)
+    clips = sign_clips(request, chosen, clips)
+    return write_bundle(request, chosen, clips, reader, store, key, target)
 
 
 def _redaction(request: ExportRequest, reader: ArtifactReader, path: str) -> Redaction | None:
@@ -241,6 +262,7 @@ def _add_clip(bundle: BundleWriter, finished: FinishedClip) -> None:
         source_end_s=clip.end_s,
         window_s=(window.start_s, window.end_s),
         method=finished.method,
+        c2pa_manifest=finished.c2pa_manifest,
     )
 
 

@@ -1,6 +1,7 @@
 """Verifying an evidence bundle offline: from the zip alone, and a public key if one is given.
 
-Pure: no catalog, no settings, no network. Six groups of checks, each a line of the verdict:
+Pure: no catalog, no settings, no network. Six groups of checks (seven with trust anchors), each
+a line of the verdict:
 
     signature   manifest.json is signed (Ed25519) by the key given, else by the bundle's own
                 public_key.pem (which proves integrity, not origin), and by the key it names
@@ -11,6 +12,7 @@ Pure: no catalog, no settings, no network. Six groups of checks, each a line of 
                 and a frame at each of its thumbnails' source times; version 1: each clip
                 holds a frame at each thumbnail time it lists
     thumbnails  each thumbnail listed for a span is in the bundle
+    c2pa        (with trust anchors) each clip's Content Credentials are Trusted (verify_c2pa.py)
 
 ``verify_bundle`` never raises for a tampered bundle (a failing check names the file); it raises
 ``NotABundle`` only for a file that is no bundle at all.
@@ -38,6 +40,7 @@ from tasks.export.layout import (
     SIGNATURE,
     VERIFIED_VERSIONS,
 )
+from tasks.export.verify_c2pa import check_bundle_clips
 from ves.errors import NotABundle
 from ves.signing import key_id_of, load_public_key, verify_signature
 
@@ -95,8 +98,11 @@ class Verdict:
         return out
 
 
-def verify_bundle(bundle: Path, public_key_pem: bytes | None = None) -> Verdict:
-    """Check the bundle at ``bundle``; with ``public_key_pem``, against that key only.
+def verify_bundle(
+    bundle: Path, public_key_pem: bytes | None = None, trust_pem: str | None = None
+) -> Verdict:
+    """Check the bundle at ``bundle``; with ``public_key_pem``, against that key only; with
+    ``trust_pem`` (root certificates), each clip's Content Credentials too.
 
     Raises:
         NotABundle: not a zip, a zip with neither manifest.json nor manifest.sig, or a
@@ -111,7 +117,7 @@ def verify_bundle(bundle: Path, public_key_pem: bytes | None = None) -> Verdict:
         names = archive.namelist()
         if not {MANIFEST, SIGNATURE} & set(names):
             raise NotABundle(f"{bundle} holds no {MANIFEST}: not an evidence bundle")
-        return _verify(archive, names, given)
+        return _verify(archive, names, given, trust_pem)
 
 
 def _given_key(pem: bytes | None) -> Any:
@@ -123,7 +129,9 @@ def _given_key(pem: bytes | None) -> Any:
         raise NotABundle(f"the public key given is not an Ed25519 public key PEM ({exc})") from exc
 
 
-def _verify(archive: zipfile.ZipFile, names: list[str], given: Any) -> Verdict:
+def _verify(
+    archive: zipfile.ZipFile, names: list[str], given: Any, trust_pem: str | None = None
+) -> Verdict:
     raw = _read(archive, MANIFEST)
     manifest = _parse(raw)
     signature, key_note = _check_signature(archive, raw, manifest, given)
@@ -139,7 +147,22 @@ def _verify(archive: zipfile.ZipFile, names: list[str], given: Any) -> Verdict:
         _check_clips,
         _check_thumbnails,
     ]
+    if trust_pem is not None:  # Content Credentials (tasks/export/verify_c2pa.py)
+        checks.append(_credentials_check(trust_pem))
     return Verdict([signature, *(_guarded(c, archive, names, manifest) for c in checks)], key_note)
+
+
+def _credentials_check(
+    trust_pem: str,
+) -> Callable[[zipfile.ZipFile, list[str], dict[str, Any]], Check]:
+    def _check_c2pa(archive: zipfile.ZipFile, names: list[str], manifest: dict[str, Any]) -> Check:
+        check = Check("c2pa")
+        check.summary, failures = check_bundle_clips(archive, manifest, trust_pem)
+        for path, reason in failures:
+            check.fail(path, reason)
+        return check
+
+    return _check_c2pa
 
 
 def _read(archive: zipfile.ZipFile, name: str) -> bytes | None:

@@ -204,6 +204,9 @@ def _export_and_verify(page: Any, client: Any, note: dict[str, Any]) -> None:
     assert manifest["redaction"]["applied"] == ["text"]
     assert manifest["redaction"]["files"]  # every thumbnail and clip, with its regions
     assert page.locator("#export-check").is_visible()
+    assert "--trust" in page.locator("#export-check").inner_text()  # the clips' C2PA, too
+    roots = client.get("/api/public/signing-keys").json()["c2pa_trust_anchors_pem"]
+    assert verify_bundle(bundle, None, roots).ok  # redacted clips signed, Trusted
     _download_a_clip(page, bundle, manifest)
     _export_a_range(page, client)
 

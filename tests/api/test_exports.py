@@ -24,6 +24,7 @@ from tests.api.conftest import InlineSubmitter
 from tests.api.helpers import expect_problem
 from tests.api.test_mcp import call, ok, refused
 from tests.cli.test_verify import run_verify
+from tests.fixtures.credentials import flip_one_mdat_byte, independent
 from ves.clock import utc_now
 from ves.settings import Settings
 
@@ -79,6 +80,27 @@ def test_an_export_downloads_and_verifies_offline_with_the_published_key(
     assert all(r["video_id"] == video_id for r in audit)
     assert manifest["export"]["audit_head"]["seq"] >= audit[-1]["seq"]
     _check_single_clip_downloads(client, url, tmp_path / "evidence.zip", manifest)
+    _check_content_credentials(client, tmp_path, manifest)
+
+
+def _check_content_credentials(
+    client: httpx.Client, folder: Path, manifest: dict[str, Any]
+) -> None:
+    """Every clip's C2PA manifest Trusted under the roots the API publishes, by ``ves verify
+    --trust`` and by the independent npm verifier; one mdat byte changed fails the latter too."""
+    public = httpx.get(f"{client.base_url}/api/public/signing-keys").json()
+    (folder / "roots.pem").write_text(public["c2pa_trust_anchors_pem"])
+    checked = run_verify(folder, "evidence.zip", "--trust", "roots.pem")
+    assert checked.returncode == 0 and "c2pa        ok" in checked.stdout, checked.stdout
+    clip = manifest["clips"][0]
+    with zipfile.ZipFile(folder / "evidence.zip") as archive:
+        (folder / "clip.mp4").write_bytes(archive.read(clip["path"]))
+    code, report = independent(folder / "clip.mp4", folder / "roots.pem")
+    assert code == 0 and report["label"] == clip["c2pa_manifest"], report
+    code, report = independent(
+        flip_one_mdat_byte(folder / "clip.mp4", folder / "t.mp4"), folder / "roots.pem"
+    )
+    assert code == 1 and not report["bmff_hash_bound"]
 
 
 def _check_single_clip_downloads(

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import httpx
+from cryptography import x509
 
+from ves.credentials import ContentCredentialsCA, fingerprint_of
 from ves.settings import Settings
 from ves.signing import KeyRing, load_public_key, verify_signature
 
@@ -32,3 +34,23 @@ def test_the_route_is_documented_with_an_example(anon: httpx.Client) -> None:
     assert "ves verify" in operation["description"] and not operation.get("security")
     example = operation["responses"]["200"]["content"]["application/json"]["example"]
     assert [k["active"] for k in example["keys"]] == [True, False]
+
+
+def test_the_content_credentials_roots_are_published_and_kept_across_rotations(
+    anon: httpx.Client, settings: Settings
+) -> None:
+    ca = ContentCredentialsCA.from_settings(settings)
+    first = anon.get("/api/public/signing-keys").json()["c2pa_trust_anchors_pem"]
+    [root] = x509.load_pem_x509_certificates(first.encode())
+    assert fingerprint_of(root) == ca.signer().root_fingerprint
+    old, new = ca.rotate()
+    after = anon.get("/api/public/signing-keys").json()["c2pa_trust_anchors_pem"]
+    roots = x509.load_pem_x509_certificates(after.encode())
+    assert [fingerprint_of(r) for r in roots] == [new, old]  # the active root first
+
+
+def test_the_roots_field_is_documented(anon: httpx.Client) -> None:
+    schema = anon.get("/openapi.json").json()["components"]["schemas"]["SigningKeysPublic"]
+    field = schema["properties"]["c2pa_trust_anchors_pem"]
+    assert "ves verify" in field["description"]
+    assert field["examples"][0].startswith("-----BEGIN CERTIFICATE-----")

@@ -53,6 +53,12 @@ class ServiceSettings(SettingsGroup):
         description="PEM Ed25519 private key that signs evidence bundles, shared by every machine;"
         " unset: `data_dir/keys/active.pem`, created on first use (docs/how-to/exports.md).",
     )
+    c2pa_tsa_url: str | None = Field(
+        None,
+        description="RFC 3161 timestamp authority asked to timestamp the Content Credentials (C2PA)"
+        " of exported clips; unset: none, signing never needs the network"
+        " (docs/how-to/content-credentials.md).",
+    )
     log_level: str = Field("info", description="Log level of the service processes.")
 
     @field_validator("log_level")
