@@ -23,15 +23,12 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
-import zlib
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from storage.artifacts.spans import canonical_sha256
-from tasks.export.clips import ClipUnreadable, clip_frame_times, times_not_held
 from tasks.export.layout import (
     FORMAT,
     MANIFEST,
@@ -40,62 +37,13 @@ from tasks.export.layout import (
     SIGNATURE,
     VERIFIED_VERSIONS,
 )
+from tasks.export.verdict import READ_ERRORS, Check, Verdict
 from tasks.export.verify_c2pa import check_bundle_clips
+from tasks.export.verify_clips import check_clips
 from ves.errors import NotABundle
 from ves.signing import key_id_of, load_public_key, verify_signature
 
-_READ_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError)
 _MANIFEST_ERRORS = (KeyError, TypeError, ValueError, AttributeError)
-
-
-@dataclass(frozen=True)
-class Failure:
-    """One file that fails a check, and why."""
-
-    path: str
-    reason: str
-
-
-@dataclass
-class Check:
-    """One group of checks: what held (``summary``) or what did not (``failures``)."""
-
-    name: str
-    summary: str = ""
-    failures: list[Failure] = field(default_factory=list)
-
-    def fail(self, path: str, reason: str) -> None:
-        self.failures.append(Failure(path, reason))
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Every check group, and where the key that checked the signature came from."""
-
-    checks: list[Check]
-    key_note: str
-
-    @property
-    def ok(self) -> bool:
-        return not any(c.failures for c in self.checks)
-
-    @property
-    def failing_files(self) -> list[str]:
-        return sorted({f.path for c in self.checks for f in c.failures})
-
-    def lines(self) -> list[str]:
-        """One line per check group (more for its failures), the key note, the verdict."""
-        out = []
-        for check in self.checks:
-            if not check.failures:
-                out.append(f"{check.name:11s} ok    {check.summary}")
-            out += [f"{check.name:11s} FAIL  {f.path}: {f.reason}" for f in check.failures]
-        out.append(self.key_note)
-        if self.ok:
-            out.append("VERIFIED: every check holds")
-        else:
-            out.append(f"NOT VERIFIED: failing: {', '.join(self.failing_files)}")
-        return out
 
 
 def verify_bundle(
@@ -144,7 +92,7 @@ def _verify(
         _check_files,
         _check_listing,
         _check_spans,
-        _check_clips,
+        check_clips,
         _check_thumbnails,
     ]
     if trust_pem is not None:  # Content Credentials (tasks/export/verify_c2pa.py)
@@ -261,7 +209,7 @@ def _check_files(archive: zipfile.ZipFile, names: list[str], manifest: dict[str,
             continue  # the listing check names it
         try:
             digest, size = _sha256_of(archive, path)
-        except _READ_ERRORS as exc:
+        except READ_ERRORS as exc:
             check.fail(path, f"cannot be read from the zip ({exc})")
             continue
         if size != entry["bytes"]:
@@ -306,7 +254,7 @@ def _check_spans(archive: zipfile.ZipFile, names: list[str], manifest: dict[str,
         except KeyError:
             check.fail(path, "missing from the zip")
             continue
-        except (*_READ_ERRORS, ValueError, AttributeError) as exc:
+        except (*READ_ERRORS, ValueError, AttributeError) as exc:
             check.fail(path, f"is not a readable span document ({exc})")
             continue
         if not actual == own == listed:
@@ -317,88 +265,6 @@ def _check_spans(archive: zipfile.ZipFile, names: list[str], manifest: dict[str,
             )
     check.summary = f"{len(manifest['spans'])} spans: canonical-JSON sha256 as listed"
     return check
-
-
-def _check_clips(archive: zipfile.ZipFile, names: list[str], manifest: dict[str, Any]) -> Check:
-    if manifest["format_version"] == 1:
-        return _check_clips_v1(archive, manifest)
-    check, held = Check("clips"), 0
-    clips = {clip["path"]: clip for clip in manifest["clips"]}
-    for span in manifest["spans"]:
-        if span["clip"] not in clips:
-            check.fail(span["path"], f"names clip {span['clip']}, which the manifest does not list")
-    for path, clip in clips.items():
-        read = _clip_times(archive, path, check)
-        shown = [s for s in manifest["spans"] if s["clip"] == path]
-        if read is not None:
-            held += sum(_check_span_in_clip(check, path, clip, span, *read) for span in shown)
-    check.summary = (
-        f"{len(clips)} clips decode, each span within its clip, a frame at each of {held} times"
-    )
-    return check
-
-
-def _check_span_in_clip(
-    check: Check,
-    path: str,
-    clip: dict[str, Any],
-    span: dict[str, Any],
-    times: list[float],
-    interval: float,
-) -> int:
-    """Fail ``path`` unless it shows the span's whole extent and a frame at each of its
-    thumbnail times; return how many times were checked."""
-    start, wanted = float(clip["source_start_s"]), [float(t) for t in span["thumbnail_times_s"]]
-    first, last = float(span["clip_start_s"]), float(span["clip_end_s"])
-    if times[0] > first + interval or times[-1] < last - interval:
-        check.fail(
-            path,
-            f"does not show span {span['evidence_id']} whole (clip time {first:.3f}..{last:.3f} s;"
-            f" frames cover {times[0]:.3f}..{times[-1]:.3f} s)",
-        )
-    _fail_absent(check, path, start, times, times_not_held(times, interval, start, wanted))
-    return len(wanted)
-
-
-def _check_clips_v1(archive: zipfile.ZipFile, manifest: dict[str, Any]) -> Check:
-    """Version 1: a clip per span, the thumbnail times it holds on the clip's entry."""
-    check, held = Check("clips"), 0
-    for clip in manifest["clips"]:
-        path, wanted = clip["path"], [float(t) for t in clip["thumbnail_times_s"]]
-        read = _clip_times(archive, path, check)
-        if read is None:
-            continue
-        times, interval = read
-        start = float(clip["source_start_s"])
-        _fail_absent(check, path, start, times, times_not_held(times, interval, start, wanted))
-        held += len(wanted)
-    check.summary = f"{len(manifest['clips'])} clips decode, a frame at each of {held} times"
-    return check
-
-
-def _clip_times(
-    archive: zipfile.ZipFile, path: str, check: Check
-) -> tuple[list[float], float] | None:
-    """The clip's frame times and interval, or None after failing ``check`` on ``path``."""
-    try:
-        with archive.open(path) as member:
-            return clip_frame_times(member)
-    except KeyError:
-        check.fail(path, "missing from the zip")
-    except (ClipUnreadable, *_READ_ERRORS) as exc:
-        check.fail(path, str(exc))
-    return None
-
-
-def _fail_absent(
-    check: Check, path: str, start: float, times: list[float], absent: list[float]
-) -> None:
-    if absent:
-        check.fail(
-            path,
-            f"holds no frame at source time(s) {absent} s "
-            f"(frames cover {start + times[0]:.3f}..{start + times[-1]:.3f} s)",
-        )
 
 
 def _check_thumbnails(
