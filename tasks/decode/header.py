@@ -13,6 +13,7 @@ PyAV errors met while reading a header are caught here, every kind of them, and 
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
 from dataclasses import dataclass, field, replace
@@ -29,6 +30,10 @@ HeaderReason = Literal[
     "unreachable", "refused", "not_video", "too_large", "timeout", "no_duration", "live"
 ]
 SEGMENT_SHARE = 4  # the first HLS segment's head is read within a quarter of the byte budget
+# Containers whose header declares the length (an MP4's ``mvhd``, an MKV's ``Info``). Any other
+# (MPEG-TS, raw streams) only has the timestamps read so far, so its length is trusted only when
+# the whole file was read: over a prefix FFmpeg guesses it (544 s for a 600 s MPEG-TS).
+_DECLARING = {"mov", "mp4", "matroska", "webm", "avi", "flv", "asf"}
 _MAX_KEYFRAMES = 2000  # keyframe times looked at for the cadence (an hour of 2 s GOPs)
 
 
@@ -115,6 +120,9 @@ def _declared(container: av.container.InputContainer, source: RangedFile) -> Sou
         raise SourceInvalid("the source has no video stream")
     stream = container.streams.video[0]
     duration = _duration_s(container, stream)
+    whole = source.size is not None and source.fetched >= source.size
+    if not whole and not _DECLARING & set(container.format.name.split(",")):
+        duration = None
     fps = float(stream.average_rate or stream.guessed_rate or 0) or None
     size = source.size
     bitrate = size * 8 / duration if size and duration else float(container.bit_rate or 0) or None
@@ -129,7 +137,9 @@ def _declared(container: av.container.InputContainer, source: RangedFile) -> Sou
     )
     if duration is None:
         return replace(
-            header, reason="no_duration", detail="the container does not declare its length"
+            header,
+            reason="no_duration",
+            detail=f"the container ({container.format.name}) does not declare its length",
         )
     return header
 
@@ -155,7 +165,7 @@ def _keyframe_interval(
         times = [e.timestamp for e in entries[: _MAX_KEYFRAMES * 50] if e.is_keyframe]
     else:
         times = _keyframe_packets(container, stream, source)
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False) if b > a]
+    gaps = [b - a for a, b in itertools.pairwise(times) if b > a]
     if not gaps:
         return None
     return round(float(statistics.median(gaps) * stream.time_base), 3)
@@ -187,7 +197,8 @@ def _read_playlist(url: str, bounds: ReadBounds) -> SourceHeader:
         timeout_s=bounds.remaining_s(),
         allow_private=bounds.allow_private,
     )
-    playlist = media_playlist(media_url(url, limits), replace(limits, timeout_s=bounds.remaining_s()))
+    media = media_url(url, limits)
+    playlist = media_playlist(media, replace(limits, timeout_s=bounds.remaining_s()))
     if not playlist.segments:
         raise SourceInvalid("the HLS playlist lists no segments")
     first = playlist.segments[0]
