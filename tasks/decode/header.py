@@ -77,8 +77,12 @@ def read_header(url: str, kind: str, limits: HeaderLimits) -> SourceHeader:
     try:
         header = reader(url, bounds)
     except VesError as exc:
-        header = SourceHeader(reason=_reason_of(exc, bounds), detail=exc.detail)
+        header = _unread(exc, bounds)
     return replace(header, read_s=round(time.monotonic() - started, 3))
+
+
+def _unread(exc: VesError, bounds: ReadBounds) -> SourceHeader:
+    return SourceHeader(reason=_reason_of(exc, bounds), detail=exc.detail)
 
 
 def _reason_of(exc: VesError, bounds: ReadBounds) -> HeaderReason:
@@ -93,7 +97,10 @@ def _reason_of(exc: VesError, bounds: ReadBounds) -> HeaderReason:
 
 def _read_progressive(url: str, bounds: ReadBounds) -> SourceHeader:
     with RangedFile(url, bounds) as source:
-        header = _probe(source, bounds)
+        try:
+            header = _probe(source, bounds)
+        except VesError as exc:  # what was read to find that out still counts
+            header = _unread(exc, bounds)
         return replace(header, size_bytes=source.size, bytes_read=source.fetched)
 
 
@@ -231,13 +238,8 @@ def _segment_header(uri: str, init_uri: str | None, bounds: ReadBounds) -> Sourc
     if init_uri:  # fMP4 segments need their init segment first: not read, the playlist suffices
         return SourceHeader(notes=("fragmented MP4 segments: picture not read",))
     share = ReadBounds(bounds.max_bytes // SEGMENT_SHARE, bounds.deadline, bounds.allow_private)
-    header = _read_progressive_or_none(uri, share)
-    return header or SourceHeader(notes=("the first segment's head could not be read",))
-
-
-def _read_progressive_or_none(url: str, bounds: ReadBounds) -> SourceHeader | None:
-    """``_read_progressive``, None on any refusal (an HLS segment's head is optional)."""
-    try:
-        return _read_progressive(url, bounds)
-    except VesError:
-        return None
+    header = _read_progressive(uri, share)
+    if header.reason not in (None, "no_duration"):  # optional: the playlist gives the length
+        note = f"the first segment's head could not be read: {header.detail}"
+        return SourceHeader(bytes_read=header.bytes_read, notes=(note,))
+    return header
