@@ -20,6 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -32,6 +33,7 @@ from testkit.media_server import MediaServer
 from testkit.remux import remux
 from ves.netguard import download
 
+LINK = (0.020, 50.0)  # a 20 ms round trip, 50 Mbit/s: an ordinary link to a remote store
 LIMITS = HeaderLimits(max_bytes=4 * 1024 * 1024, timeout_s=10.0, allow_private=True)
 
 
@@ -51,14 +53,35 @@ def make_sources(root: Path, spec: SceneSpec) -> dict[str, tuple[str, str, int]]
     return sources
 
 
-def _median_read(server: MediaServer, path: str, kind: str, repeat: int) -> tuple[float, int, str]:
-    times, header = [], None
+@dataclass(frozen=True)
+class Read:
+    """The median header read of one source on one server."""
+
+    seconds: float
+    bytes: int
+    requests: int
+    said: str
+
+    def cell(self) -> str:
+        return f"{self.bytes / 1e3:.0f} kB, {self.requests} req, {self.seconds * 1000:.0f} ms"
+
+
+def _median_read(server: MediaServer, path: str, kind: str, repeat: int) -> Read:
+    times, header, before = [], None, len(server.requests)
     for _ in range(repeat):
         header = read_header(server.url(path), kind, LIMITS)
         times.append(header.read_s)
     assert header is not None
     said = f"{header.duration_s:g} s" if header.duration_s else f"({header.reason})"
-    return statistics.median(times), header.bytes_read, said
+    requests = (len(server.requests) - before) // repeat
+    return Read(statistics.median(times), header.bytes_read, requests, said)
+
+
+def over_link(read_bytes: int, requests: int) -> float:
+    """Seconds over ``LINK``: a round trip per request plus the bytes at the link's rate
+    (computed from the measured bytes and requests, not measured)."""
+    rtt_s, mbit_s = LINK
+    return requests * rtt_s + read_bytes * 8 / (mbit_s * 1e6)
 
 
 def _median_download(
@@ -103,19 +126,22 @@ def main() -> None:
         sources = make_sources(root, spec)
         print(f"{args.width}x{args.height} @ {args.fps} fps, medians of {args.repeat}\n")
         print(
-            "| source | size | read (ranges) | read (no ranges) | says (ranges / none) "
-            "| download whole |"
+            "| source | size | header read (ranges) | (no ranges) | says (ranges / none) "
+            "| download whole | over 50 Mbit/s, 20 ms: read / whole |"
         )
-        print("|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|")
         with MediaServer(root) as ranged, MediaServer(root, ranges=False) as plain:
             for name, (path, kind, size) in sources.items():
-                read_s, read_b, said = _median_read(ranged, path, kind, args.repeat)
-                plain_s, plain_b, plain_said = _median_read(plain, path, kind, args.repeat)
+                read = _median_read(ranged, path, kind, args.repeat)
+                bare = _median_read(plain, path, kind, args.repeat)
+                before = len(ranged.requests)
                 whole_s = _median_download(ranged, path, kind, root, args.repeat)
+                whole_requests = (len(ranged.requests) - before) // args.repeat
+                link = (over_link(read.bytes, read.requests), over_link(size, whole_requests))
                 print(
-                    f"| {name} | {size / 1e6:.1f} MB | {read_b / 1e3:.0f} kB, "
-                    f"{read_s * 1000:.0f} ms | {plain_b / 1e3:.0f} kB, {plain_s * 1000:.0f} ms "
-                    f"| {said} / {plain_said} | {size / 1e6:.1f} MB, {whole_s * 1000:.0f} ms |",
+                    f"| {name} | {size / 1e6:.1f} MB | {read.cell()} | {bare.cell()} "
+                    f"| {read.said} / {bare.said} | {size / 1e6:.1f} MB, {whole_requests} req, "
+                    f"{whole_s * 1000:.0f} ms | {link[0]:.2f} s / {link[1]:.2f} s |",
                     flush=True,
                 )
 
