@@ -98,7 +98,11 @@ def known_source(
             pass  # the run will say what is wrong with it; the estimate uses the bound
     if video.source_type in ("url", "hls") and video.source_url:
         limits = HeaderLimits(
-            settings.header_max_bytes, settings.source_timeout_s, settings.allow_private_sources
+            settings.header_max_bytes,
+            settings.source_timeout_s,
+            settings.allow_private_sources,
+            settings.max_width,
+            settings.max_height,
         )
         header = read_header(video.source_url, video.source_type, limits)
         return KnownSource.from_header(header, splittable)

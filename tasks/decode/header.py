@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import statistics
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import av
@@ -44,6 +44,8 @@ class HeaderLimits:
     max_bytes: int
     timeout_s: float
     allow_private: bool
+    max_width: int = 1 << 16  # the picture bounds an HLS variant is chosen within, as a run does
+    max_height: int = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -66,16 +68,17 @@ class SourceHeader:
     read_s: float = 0.0
     reason: HeaderReason | None = None
     detail: str | None = None
-    notes: tuple[str, ...] = field(default=())
 
 
 def read_header(url: str, kind: str, limits: HeaderLimits) -> SourceHeader:
     """The header of the source at ``url`` (``kind`` ``hls`` or ``url``), within ``limits``."""
     started = time.monotonic()
     bounds = ReadBounds(limits.max_bytes, started + limits.timeout_s, limits.allow_private)
-    reader = _read_playlist if kind == "hls" else _read_progressive
     try:
-        header = reader(url, bounds)
+        if kind == "hls":
+            header = _read_playlist(url, bounds, limits)
+        else:
+            header = _read_progressive(url, bounds)
     except VesError as exc:
         header = _unread(exc, bounds)
     return replace(header, read_s=round(time.monotonic() - started, 3))
@@ -193,14 +196,14 @@ def _keyframe_packets(
     return times
 
 
-def _read_playlist(url: str, bounds: ReadBounds) -> SourceHeader:
+def _read_playlist(url: str, bounds: ReadBounds, header_limits: HeaderLimits) -> SourceHeader:
     """A VOD playlist's length from its ``#EXTINF``; a live one has none. The picture and the
     cadence come from the head of the first segment, when it can be read."""
     limits = HlsLimits(
         max_duration_s=0.0,
         max_bytes=bounds.max_bytes,
-        max_width=1 << 16,
-        max_height=1 << 16,
+        max_width=header_limits.max_width,
+        max_height=header_limits.max_height,
         timeout_s=bounds.remaining_s(),
         allow_private=bounds.allow_private,
     )
@@ -236,10 +239,9 @@ def _segment_header(uri: str, init_uri: str | None, bounds: ReadBounds) -> Sourc
     """The head of the first segment (picture, rate, cadence); nothing when it cannot be read:
     the playlist alone gives the length."""
     if init_uri:  # fMP4 segments need their init segment first: not read, the playlist suffices
-        return SourceHeader(notes=("fragmented MP4 segments: picture not read",))
+        return SourceHeader()
     share = ReadBounds(bounds.max_bytes // SEGMENT_SHARE, bounds.deadline, bounds.allow_private)
     header = _read_progressive(uri, share)
     if header.reason not in (None, "no_duration"):  # optional: the playlist gives the length
-        note = f"the first segment's head could not be read: {header.detail}"
-        return SourceHeader(bytes_read=header.bytes_read, notes=(note,))
+        return SourceHeader(bytes_read=header.bytes_read)
     return header
