@@ -34,7 +34,19 @@ SEGMENT_SHARE = 4  # the first HLS segment's head is read within a quarter of th
 # (MPEG-TS, raw streams) only has the timestamps read so far, so its length is trusted only when
 # the whole file was read: over a prefix FFmpeg guesses it (544 s for a 600 s MPEG-TS).
 _DECLARING = {"mov", "mp4", "matroska", "webm", "avi", "flv", "asf"}
-_MAX_KEYFRAMES = 2000  # keyframe times looked at for the cadence (an hour of 2 s GOPs)
+_MAX_KEYFRAMES = 2000
+# Every kind PyAV raises on hostile bytes: FFmpegError (InvalidData, DecoderNotFound, Argument,
+# ...), IndexError, UnicodeDecodeError (a ValueError), MemoryError, OverflowError, and OSError
+# (also what a callback of ``RangedFile`` raised, re-raised by PyAV after the call).
+_PYAV_ERRORS = (
+    av.error.FFmpegError,
+    IndexError,
+    ValueError,
+    MemoryError,
+    OverflowError,
+    OSError,
+    RuntimeError,
+)  # keyframe times looked at for the cadence (an hour of 2 s GOPs)
 
 
 @dataclass(frozen=True)
@@ -114,9 +126,7 @@ def _probe(source: RangedFile, bounds: ReadBounds) -> SourceHeader:
             return _declared(container, source)
     except VesError:
         raise
-    except (av.error.FFmpegError, UnicodeDecodeError, IndexError, ValueError, MemoryError) as exc:
-        # Every kind PyAV raises on hostile bytes: InvalidData, DecoderNotFound, Argument
-        # (FFmpegError subclasses), IndexError, UnicodeDecodeError, MemoryError, ValueError.
+    except _PYAV_ERRORS as exc:
         if source.exhausted:
             raise LimitExceeded(
                 f"the header is not within the first {bounds.max_bytes} bytes read"
@@ -191,7 +201,7 @@ def _keyframe_packets(
                 times.append(packet.pts)
             if len(times) >= _MAX_KEYFRAMES or source.exhausted:
                 break
-    except (av.error.FFmpegError, IndexError, ValueError, MemoryError):
+    except _PYAV_ERRORS:
         pass  # the cadence is a bonus: what was demuxed before the error still counts
     return times
 

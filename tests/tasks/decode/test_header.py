@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from synthetic import SceneSpec, write_video
@@ -164,3 +165,27 @@ def test_the_address_guard_refuses_before_any_byte(ranged: MediaServer) -> None:
     header = _read(ranged, "hop.mp4")
     assert header.reason == "refused" and "link-local" in (header.detail or "")
     assert header.bytes_read == 0
+
+
+REASONS = {"unreachable", "refused", "not_video", "too_large", "timeout", "no_duration", "live"}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_hostile_bytes_never_escape_as_an_error(root: Path, tmp_path: Path, seed: int) -> None:
+    """Damaged headers (cut, bytes flipped in the index, a bogus box size) come back as a
+    header or a reason, within the bounds: never as an exception."""
+    rng = np.random.default_rng(seed)
+    data = bytearray((root / "60s-start.mp4").read_bytes())
+    moov = data.index(b"moov")
+    if seed % 3 == 0:
+        data = data[: int(rng.integers(8, moov + 4000))]
+    else:
+        for at in rng.integers(0, moov + 3000, size=int(rng.integers(1, 40))):
+            data[int(at)] = int(rng.integers(0, 256))
+    if seed % 4 == 1:
+        data[moov - 4 : moov] = b"\xff\xff\xff\xf0"  # the index claims 4 GB
+    (tmp_path / "hostile.mp4").write_bytes(bytes(data))
+    with MediaServer(tmp_path) as server:
+        header = _read(server, "hostile.mp4", timeout_s=2.0, max_bytes=BLOCK_BYTES)
+    assert header.reason in REASONS or header.duration_s is not None
+    assert header.read_s < 3.0 and header.bytes_read <= BLOCK_BYTES
