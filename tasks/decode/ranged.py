@@ -9,6 +9,11 @@ request goes through ``ves.netguard.open_source`` (every address checked, redire
 hop, connections pinned). A server that ignores ``Range`` (200 instead of 206) is read as one
 stream from its start, so a seek forward costs the bytes skipped.
 
+The deadline is checked at each chunk as it arrives: ``iter_bytes()`` without a size, because
+with one httpx waits for that many bytes first (a server trickling 100 bytes every 50 ms held a
+64 KiB read for 33 s). A socket that goes silent waits at most the timeout its request was sent
+with (the time left then), so a read ends within twice the limit at worst.
+
 Past the budget a read answers end-of-file instead of raising, so the demuxer fails on its own
 terms; ``exhausted`` then tells the caller the budget, not the file, ran out.
 """
@@ -111,7 +116,7 @@ class RangedFile:
                 self._blocks[0] = self._body(opened, BLOCK_BYTES)
             self._exits.close()  # one request per block: nothing stays open
         else:
-            self._stream = opened.response.iter_bytes(1 << 16)
+            self._stream = opened.response.iter_bytes()
 
     def _open(self, start: int) -> AbstractContextManager[Opened]:
         if self.bounds.expired():
@@ -144,7 +149,7 @@ class RangedFile:
         """At most ``limit`` bytes of the answer, within the budget and the deadline."""
         body = bytearray()
         allowed = self._budget(limit)
-        for chunk in opened.response.iter_bytes(1 << 16):
+        for chunk in opened.response.iter_bytes():
             body.extend(chunk)
             if len(body) >= allowed:
                 break

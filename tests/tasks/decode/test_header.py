@@ -8,6 +8,8 @@ written length, or say why it could not, within its byte and time bounds.
 
 from __future__ import annotations
 
+import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -147,6 +149,39 @@ def test_a_server_lying_about_its_length_is_bounded_in_time(
     ranged.add_route("lies.mp4", body=head, headers=lies)
     header = _read(ranged, "lies.mp4", timeout_s=1.0)
     assert header.reason == "timeout" and header.read_s < 2.0
+
+
+@pytest.fixture
+def trickle() -> Iterator[str]:
+    """A server that declares 10 MB and sends 100 bytes every 50 ms, forever (never idle long
+    enough for a read timeout): only the deadline bounds it."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            head = b"HTTP/1.1 200 OK\r\nContent-Length: 10000000\r\n\r\n"
+            connection.sendall(head)
+            while not stop.wait(0.05):
+                try:
+                    connection.sendall(b"\0" * 100)
+                except OSError:
+                    return
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/slow.mp4"
+    stop.set()
+    thread.join(timeout=5)
+    listener.close()
+
+
+def test_a_trickling_server_is_bounded_by_the_deadline(trickle: str) -> None:
+    limits = HeaderLimits(max_bytes=LIMITS.max_bytes, timeout_s=1.0, allow_private=True)
+    header = read_header(trickle, "url", limits)
+    assert header.reason == "timeout" and header.read_s < 1.5
 
 
 @pytest.mark.parametrize(
