@@ -24,7 +24,8 @@ def test_a_short_fuzz_run_finds_nothing() -> None:
     assert len(report.operations) >= 16
     # Every operation's 2xx was checked, but the upload's (fuzzed bytes never match a declared
     # size and hash), /readyz's (no Prefect here: its 503 is checked instead) and a bundle's
-    # download (the fuzz service's orchestrator takes exports and never makes them: its 409),
+    # download and a clip's (the fuzz service's orchestrator takes exports and never makes
+    # them: their 409),
     # and a webhook's registration (its URL must resolve to a public address, and the fuzzed
     # service resolves none: no private addresses allowed, and no DNS is relied on here),
     # and a live session's stop (no live stream runs there: its 404 and 409 are checked).
@@ -33,6 +34,7 @@ def test_a_short_fuzz_run_finds_nothing() -> None:
         "PUT /api/videos/{video_id}/content",
         "GET /readyz",
         "GET /api/product/videos/{video_id}/exports/{export_id}/bundle",
+        "GET /api/product/videos/{video_id}/exports/{export_id}/clips/{evidence_id}",
         "POST /api/product/webhooks",
     }
     assert report.operations - report.answered_2xx <= never, render(report)
