@@ -14,11 +14,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from api.problems import problem_body
 from api.schemas.estimates import (
     DryRunEstimate,
+    DurationFrom,
     Estimate,
     EstimateCaps,
     EstimateHeader,
@@ -45,7 +46,6 @@ from ves.settings import Settings
 
 ASSUMED_FPS, ASSUMED_SIZE = 25.0, (1280, 720)  # a source not known before its first run
 ASSUMED_BYTES_PER_S = 250_000.0  # 2 Mbit/s: a typical 720p camera stream
-DurationFrom = Literal["previous_run", "probe", "header", "playlist", "live_window", "bound"]
 
 
 @dataclass(frozen=True)
@@ -97,16 +97,21 @@ def known_source(
         except VesError:
             pass  # the run will say what is wrong with it; the estimate uses the bound
     if video.source_type in ("url", "hls") and video.source_url:
-        limits = HeaderLimits(
-            settings.header_max_bytes,
-            settings.source_timeout_s,
-            settings.allow_private_sources,
-            settings.max_width,
-            settings.max_height,
-        )
-        header = read_header(video.source_url, video.source_type, limits)
+        header = read_header(video.source_url, video.source_type, header_limits(settings))
         return KnownSource.from_header(header, splittable)
     return KnownSource(None, ASSUMED_FPS, *ASSUMED_SIZE, "bound", splittable)
+
+
+def header_limits(settings: Settings) -> HeaderLimits:
+    """The bounds of a dry run's header read: the service's address policy and picture bounds,
+    ``VES_HEADER_MAX_BYTES`` within ``VES_SOURCE_TIMEOUT_S``."""
+    return HeaderLimits(
+        settings.header_max_bytes,
+        settings.source_timeout_s,
+        settings.allow_private_sources,
+        settings.max_width,
+        settings.max_height,
+    )
 
 
 def _uploaded_file(store: BlobStore | None, video: Video) -> Path | None:

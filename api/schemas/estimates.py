@@ -61,6 +61,9 @@ _EXAMPLE: dict[str, Any] = {
 }
 
 
+DurationFrom = Literal["previous_run", "probe", "header", "playlist", "live_window", "bound"]
+
+
 class EstimateModel(BaseModel):
     """Where the figures come from."""
 
@@ -116,9 +119,7 @@ class Estimate(BaseModel):
         description="False when the video's length is not known before a run (the header of a "
         "URL source could not be read, a live stream): the estimate is then for the bound."
     )
-    duration_from: Literal[
-        "previous_run", "probe", "header", "playlist", "live_window", "bound"
-    ] = Field(
+    duration_from: DurationFrom = Field(
         description="Where the length, frame rate and picture size come from: an earlier run of "
         "the video, a probe of the uploaded file, the container header of a URL source (read "
         "by byte ranges), an HLS VOD playlist (the sum of its `#EXTINF`), a live stream's "
