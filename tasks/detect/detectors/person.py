@@ -61,10 +61,11 @@ class PersonConfig(BaseModel):
         hit_threshold: SVM margin a window needs (0: OpenCV's default boundary).
         pyramid_scale: step between the pyramid's levels.
         iou: hits of one frame overlapping a better one by more than this are duplicates.
-        settle_looks: a box followed over frames whose last this many looks agreed (all
-            people, or all not) is not looked at again until it splits, merges, vanishes or
-            changes size by more than ``resize`` (``tasks.detect.detectors.person_chains``);
-            0 looks at every box.
+        settle_looks: a box followed over frames whose last this many looks all found it a
+            person is not looked at again until it splits, merges, vanishes or changes size by
+            more than ``resize`` (``tasks.detect.detectors.person_chains``); 0 looks at every
+            box.
+        settle_not_looks: the same for a box whose last this many looks all found no person.
         resize: relative change of a settled box's width or height that brings a look back.
         recheck_s: a settled box is looked at again this long after its last look (0: never).
     """
@@ -79,8 +80,9 @@ class PersonConfig(BaseModel):
     pyramid_scale: float = Field(1.1, gt=1.0, le=2.0)
     iou: float = Field(0.5, gt=0.0, le=1.0)
     settle_looks: int = Field(3, ge=0)
+    settle_not_looks: int = Field(6, ge=1)
     resize: float = Field(0.25, ge=0.0)
-    recheck_s: float = Field(0.0, ge=0.0)
+    recheck_s: float = Field(1.0, ge=0.0)
 
 
 @lru_cache(maxsize=1)
@@ -148,7 +150,7 @@ class PersonDetector:
 
     def _planner(self) -> LookPlanner:
         cfg = self.config
-        return LookPlanner(cfg.settle_looks, cfg.resize, cfg.recheck_s)
+        return LookPlanner(cfg.settle_looks, cfg.resize, cfg.recheck_s, cfg.settle_not_looks)
 
     @property
     def looks(self) -> int:
