@@ -222,13 +222,13 @@ def _idle_level(busy: list[float], key_changed: list[bool]) -> float | None:
 
 
 def _judge(busy: list[float], key_changed: list[bool], level: float | None) -> list[str]:
-    """Each GOP's reason before the margin: a change between keyframes ``i`` and ``i + 1``
-    happened in GOP ``i`` (or at keyframe ``i + 1``): both are active."""
+    """Each GOP's reason before the margin: a change between keyframes ``i - 1`` and ``i``
+    happened within GOP ``i - 1`` (the margin then covers keyframe ``i``'s GOP too)."""
     reasons = ["still"] * len(busy)
     reasons[0] = "first"
     for i in range(1, len(busy)):
         if key_changed[i]:
-            reasons[i - 1] = reasons[i] = "keyframe"
+            reasons[i - 1] = "keyframe"
     for i, figure in enumerate(busy):
         over = level is None or figure > level
         if reasons[i] == "still" and over:
