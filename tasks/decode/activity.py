@@ -2,8 +2,11 @@
 
 One pass over the file: every packet of the video stream is read without decoding (size,
 keyframe flag, timestamps), and only the keyframes are decoded (``skip_frame="NONKEY"``: the
-decoder drops every other packet unread), each reduced at once to a small frame. A GOP is
-still when
+decoder drops every other packet unread), each reduced at once to a small frame. Measured on
+a 30 s 1080p clip (15 keyframes, a loaded machine): demuxing alone 0.05 s, the keyframes by
+``NONKEY`` 0.84 s, by seeking to each 0.72 s (after a demux pass for their times); the keyframe
+decodes dominate both. One pass is kept: it reads the packets too, and needs no seekable input
+(live windows, HLS). A GOP is still when
 
 1. its keyframe matches the previous GOP's keyframe at the motion detector's own sensitivity
    (its blur, threshold, opening and smallest region: ``tasks.detect.detectors.motion``), and
