@@ -143,3 +143,22 @@ def test_no_keyframe_cadence_falls_back_to_all_active(tmp_path: Path) -> None:
     amap = map_activity(path)
     assert amap.fallback is not None and "keyframe" in amap.fallback
     assert all(amap.active)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_seeded_passes_anywhere_in_the_gop_are_all_active(tmp_path: Path, seed: int) -> None:
+    """Passes of 0.5 to 3 s, small and large, slow and fast, starting at any phase of the GOP,
+    on a noisy B-frame stream with 2 s GOPs: every one lies in an active span."""
+    rng = np.random.default_rng(seed)
+    gop_s, events = 2.0, []
+    for slot in range(3):  # one event per 20 s stretch, idle between them
+        length = float(rng.uniform(0.5, 3.0))
+        start = 20.0 * slot + 6.0 + float(rng.uniform(0.0, gop_s))
+        size = int(rng.integers(12, 40))
+        events.append(Event("pass", start, start + length, size=size, y=int(rng.integers(0, 130))))
+    path = tmp_path / "seeded.mp4"
+    write_scene(path, 60.0, events, gop_s, bframes=True, noise=3.0)
+    amap = map_activity(path)
+    for event in events:
+        assert covered(amap, event.t0, event.t1), (event, amap.reasons)
+    assert amap.still_fraction > 0.3, amap.reasons
