@@ -137,6 +137,14 @@ def _httpx_errors_translated() -> Iterator[None]:
         raise SourceUnreachable(f"the source could not be reached: {exc}") from exc
 
 
+@contextmanager
+def read_errors_translated() -> Iterator[None]:
+    """HTTP-client errors raised while reading an opened source's body OUTSIDE the block of
+    ``open_source`` (a response kept open across calls) become ``SourceUnreachable`` too."""
+    with _httpx_errors_translated():
+        yield
+
+
 @dataclass(frozen=True)
 class Opened:
     """An answering source: the streaming response and the final URL, by name."""

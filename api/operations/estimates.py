@@ -1,10 +1,12 @@
 """A run's estimate before it runs (execute's ``dry_run``), and the check of ``max_compute_s``.
 
 The estimate reads what the service knows of the video before running it: an earlier run's
-measured source (the ``run_costs`` table), else a probe of an uploaded file's header, else
-nothing (a URL or HLS source never processed), in which case it is made for the run's bound at
-an assumed 25 fps 1280x720 and says so. It writes nothing: the audit record of the request is
-the only trace a dry run leaves.
+measured source (the ``run_costs`` table), else a probe of an uploaded file's header, else a
+bounded, SSRF-guarded read of a URL's container header or an HLS playlist
+(``tasks.decode.header``). When none says the length (the header could not be read, or a live
+stream has no end), it is made for the run's bound (a live stream's: one window) at an assumed
+25 fps 1280x720, and says why. It writes nothing: the audit record of the request is the only
+trace a dry run leaves.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from api.problems import problem_body
 from api.schemas.estimates import (
     DryRunEstimate,
+    DurationFrom,
     Estimate,
     EstimateCaps,
+    EstimateHeader,
     EstimateModel,
     EstimatePrice,
     PlanLeft,
@@ -32,8 +36,9 @@ from storage.catalog.usage import UsageStore
 from storage.catalog.videos import VideoStore
 from tasks.context import BUDGET_MARGIN
 from tasks.cost.model import CostModel, Workload, fit_model
+from tasks.decode.header import HeaderLimits, SourceHeader, read_header
 from tasks.decode.stage import probe_video
-from tasks.options import MIN_CAPPED_S, RunOptions
+from tasks.options import MIN_CAPPED_S, RunOptions, live_window
 from ves.clock import now_rfc3339
 from ves.errors import PlanLimitExceeded, ValidationFailed, VesError
 from ves.plans import PlanLimits
@@ -51,15 +56,26 @@ class KnownSource:
     fps: float
     width: int
     height: int
-    found: Literal["previous_run", "probe", "bound"]
+    found: DurationFrom
     splittable: bool = True  # an HLS stream (MPEG-TS) is never split into chunks
     bytes_per_s: float = ASSUMED_BYTES_PER_S
+    header: SourceHeader | None = None  # the header read of a URL or HLS source, if one was
+
+    @classmethod
+    def from_header(cls, header: SourceHeader, splittable: bool) -> KnownSource:
+        """What a header read found; the assumed rate and size stand in for what it did not."""
+        width, height = header.width or ASSUMED_SIZE[0], header.height or ASSUMED_SIZE[1]
+        rate = header.bitrate_bps / 8 if header.bitrate_bps else ASSUMED_BYTES_PER_S
+        found: DurationFrom = header.found or ("live_window" if header.live else "bound")
+        fps = header.fps or ASSUMED_FPS
+        return cls(header.duration_s, fps, width, height, found, splittable, rate, header)
 
 
 def known_source(
     catalog: Catalog, store: BlobStore | None, settings: Settings, video: Video
 ) -> KnownSource:
-    """The video's source as an earlier run measured it, else as its uploaded file's header says."""
+    """The video's source as an earlier run measured it, else as its uploaded file's header or
+    its URL's header (or HLS playlist) says."""
     sample = RunCostStore(catalog).last_of_video(video.tenant_id, video.video_id)
     splittable = video.source_type != "hls"
     if sample is not None:
@@ -80,7 +96,22 @@ def known_source(
             return KnownSource(duration, fps, width, height, "probe", True, rate)
         except VesError:
             pass  # the run will say what is wrong with it; the estimate uses the bound
+    if video.source_type in ("url", "hls") and video.source_url:
+        header = read_header(video.source_url, video.source_type, header_limits(settings))
+        return KnownSource.from_header(header, splittable)
     return KnownSource(None, ASSUMED_FPS, *ASSUMED_SIZE, "bound", splittable)
+
+
+def header_limits(settings: Settings) -> HeaderLimits:
+    """The bounds of a dry run's header read: the service's address policy and picture bounds,
+    ``VES_HEADER_MAX_BYTES`` within ``VES_SOURCE_TIMEOUT_S``."""
+    return HeaderLimits(
+        settings.header_max_bytes,
+        settings.source_timeout_s,
+        settings.allow_private_sources,
+        settings.max_width,
+        settings.max_height,
+    )
 
 
 def _uploaded_file(store: BlobStore | None, video: Video) -> Path | None:
@@ -102,6 +133,8 @@ def workload_of(
 ) -> Workload:
     """What the run would process (``options`` resolved: the detector mode is filled in)."""
     bound = _bound_s(options, settings, limits)
+    if source.found == "live_window":  # a live stream is processed one window at a time
+        bound = min(bound, live_window(options.window_s, limits))
     duration = min(source.duration_s or bound, bound)
     chunks = 1
     if (
@@ -247,6 +280,7 @@ def estimate_run(
         ),
         units={"video_minutes": round(work.duration_s / 60.0, 4)},
         price=EstimatePrice(**price_of(work, settings, chosen)),
+        header=_header_of(source.header),
     )
     return DryRunEstimate(
         video_id=video_id,
@@ -255,6 +289,12 @@ def estimate_run(
         caps=_caps(model, work, chosen),
         would_be_refused=problem_body(refused, None) if refused else None,
     )
+
+
+def _header_of(header: SourceHeader | None) -> EstimateHeader | None:
+    if header is None:
+        return None
+    return EstimateHeader(**{name: getattr(header, name) for name in EstimateHeader.model_fields})
 
 
 def _caps(model: CostModel, work: Workload, options: RunOptions) -> EstimateCaps:

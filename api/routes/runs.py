@@ -96,7 +96,10 @@ EXECUTE_EXAMPLES = {
         'that bound. `"dry_run": true` answers 200 with the run\'s estimate instead and runs '
         "nothing: seconds of video, frames, compute per stage, wall time (from a cost model "
         "fitted on this installation's runs, `model.source` `fitted` or `fallback`), price and "
-        "what the plan has left, and the 402 execute would answer (`would_be_refused`). "
+        "what the plan has left, and the 402 execute would answer (`would_be_refused`). A URL "
+        "or HLS video never processed is measured first by a bounded, address-guarded read of "
+        "its container header or playlist (`duration_from` `header` or `playlist`); when that "
+        "fails the estimate is for the bound and `header.reason` says why. "
         "`max_cost` and `max_compute_s` are hard caps: the run stops there, publishes what it "
         "processed and is billed that only (`cost.json`: `truncated`, `truncation.reason`); a "
         "`max_compute_s` below the estimate of the run's first second is refused (422, with "

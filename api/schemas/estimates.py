@@ -6,13 +6,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tasks.decode.header import HeaderReason
+
 _EXAMPLE: dict[str, Any] = {
     "video_id": "vid_01jd3k8m2qa7x4r5t6y7v8w9z0",
     "dry_run": True,
     "estimate": {
         "duration_s": 60.0,
         "duration_known": True,
-        "duration_from": "previous_run",
+        "duration_from": "header",
         "frames_decoded": 1500,
         "frames_analysed": 300,
         "chunks": 1,
@@ -31,6 +33,19 @@ _EXAMPLE: dict[str, Any] = {
         "model": {"source": "fitted", "runs_used": 14, "fitted_at": "2026-11-25T22:41:07.120Z"},
         "units": {"video_minutes": 1.0},
         "price": {"per_video_minute": 0.05, "amount": 0.05, "currency": "USD"},
+        "header": {
+            "reason": None,
+            "detail": None,
+            "size_bytes": 7512345,
+            "bitrate_bps": 1001646,
+            "fps": 25.0,
+            "width": 1280,
+            "height": 720,
+            "keyframe_interval_s": 2.0,
+            "live": False,
+            "bytes_read": 262144,
+            "read_s": 0.041,
+        },
     },
     "plan": {
         "name": "sandbox",
@@ -44,6 +59,9 @@ _EXAMPLE: dict[str, Any] = {
     "caps": {"max_cost": None, "max_compute_s": 5.0, "stops_at_s": 38.5, "minimum_compute_s": 1.9},
     "would_be_refused": None,
 }
+
+
+DurationFrom = Literal["previous_run", "probe", "header", "playlist", "live_window", "bound"]
 
 
 class EstimateModel(BaseModel):
@@ -63,6 +81,33 @@ class EstimatePrice(BaseModel):
     currency: str = "USD"
 
 
+class EstimateHeader(BaseModel):
+    """The read of a URL's container header (or an HLS playlist) the estimate rests on."""
+
+    reason: HeaderReason | None = Field(
+        description="None: the length was read. Else why not, and the estimate is for the "
+        "bound: `unreachable` (no answer, an HTTP error), `refused` (the address guard: a "
+        "private, loopback or link-local address), `not_video`, `too_large` (the header is not "
+        "within `VES_HEADER_MAX_BYTES`), `timeout` (not within `VES_SOURCE_TIMEOUT_S`), "
+        "`no_duration` (the container does not declare it, e.g. MPEG-TS), `live` (a live "
+        "playlist has no end: the estimate is for one window)."
+    )
+    detail: str | None = Field(description="The reason in words.")
+    size_bytes: int | None = Field(description="The file's length as the server declares it.")
+    bitrate_bps: float | None = Field(
+        description="Bits per second: the size over the length (HLS: the first segment's)."
+    )
+    fps: float | None
+    width: int | None
+    height: int | None
+    keyframe_interval_s: float | None = Field(
+        description="Median seconds between keyframes (an MP4's index; else the packets read)."
+    )
+    live: bool = Field(description="A live HLS playlist (no `#EXT-X-ENDLIST`).")
+    bytes_read: int = Field(description="Media bytes fetched to read the header.")
+    read_s: float = Field(description="Seconds the read took.")
+
+
 class Estimate(BaseModel):
     """What the run would process, the compute and time it would take, and its price."""
 
@@ -71,12 +116,15 @@ class Estimate(BaseModel):
         "`max_video_s`, `VES_MAX_DURATION_S` and `max_cost`."
     )
     duration_known: bool = Field(
-        description="False when the video's length is not known before a run (a URL or HLS "
-        "source never processed): the estimate is then for the bound."
+        description="False when the video's length is not known before a run (the header of a "
+        "URL source could not be read, a live stream): the estimate is then for the bound."
     )
-    duration_from: Literal["previous_run", "probe", "bound"] = Field(
+    duration_from: DurationFrom = Field(
         description="Where the length, frame rate and picture size come from: an earlier run of "
-        "the video, a probe of the uploaded file, or (unknown) the bound with 25 fps 1280x720."
+        "the video, a probe of the uploaded file, the container header of a URL source (read "
+        "by byte ranges), an HLS VOD playlist (the sum of its `#EXTINF`), a live stream's "
+        "window (`window_s`), or (unknown: `header.reason` says why) the bound, at 25 fps "
+        "1280x720 where the header did not say."
     )
     frames_decoded: int
     frames_analysed: int
@@ -87,6 +135,11 @@ class Estimate(BaseModel):
     model: EstimateModel
     units: dict[str, float] = Field(description="`video_minutes` billed.")
     price: EstimatePrice
+    header: EstimateHeader | None = Field(
+        None,
+        description="The header read of a URL or HLS source never processed (None when an "
+        "earlier run or an uploaded file told the length).",
+    )
 
 
 class PlanLeft(BaseModel):

@@ -24,6 +24,15 @@ class SourceSettings(SettingsGroup):
     source_timeout_s: float = Field(
         5.0, gt=0, le=120, description="Connect/read timeout for contacting a source URL."
     )
+    header_max_bytes: int = Field(
+        4 * 1024 * 1024,
+        gt=0,
+        description=(
+            "Most bytes a dry run reads of a URL or HLS source to learn its length from its "
+            "header (within `VES_SOURCE_TIMEOUT_S` in all): a 10-minute MP4's index is about "
+            "0.1 MB, an hour's under 2 MB."
+        ),
+    )
     max_source_bytes: int = Field(
         2 * GiB, gt=0, description="Largest source a run downloads (URL and HLS sources)."
     )
