@@ -25,6 +25,7 @@ from tasks.decode.stage import SourceInfo
 from tasks.detect.detectors.ocr import OcrConfig
 from tasks.detect.stage import DetectReport, record_detections
 from tasks.sample.frames import FRAMES_DIR
+from tasks.sample.gate import Gate
 from tasks.sample.stage import SampledFrames, record_samples
 
 
@@ -63,13 +64,18 @@ def join_chunks_task(
     return sampled, record_detections(ctx, joined.found, joined.report)
 
 
-def analyse_in_chunks(ctx: RunContext, source: SourceInfo, chunks: list[Chunk]) -> Analysed:
-    """Sample and detect every chunk on the chunk task runner, then join them."""
+def analyse_in_chunks(
+    ctx: RunContext, source: SourceInfo, chunks: list[Chunk], gate: Gate | None = None
+) -> Analysed:
+    """Sample and detect every chunk on the chunk task runner (each decoding only ``gate``'s
+    ranges, when given), then join them."""
     ctx.report("sample")
     results: list[ChunkResult] = []
     with runner_for(ctx.settings) as runner:
         futures = [
-            runner.submit(analyse_chunk, {"ctx": ctx, "source": source, "chunk": chunk})
+            runner.submit(
+                analyse_chunk, {"ctx": ctx, "source": source, "chunk": chunk, "gate": gate}
+            )
             for chunk in chunks
         ]
         for done, future in enumerate(futures, 1):

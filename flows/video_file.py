@@ -25,6 +25,7 @@ from flows.webhook_dispatch import hand_over
 from storage.artifacts.layout import publish, published_bytes
 from tasks.context import RunContext, heartbeat
 from tasks.decode.stage import SourceInfo, decode_task
+from tasks.decode.still import map_activity_task
 from tasks.detect.stage import detect_task
 from tasks.sample.stage import sample_task
 
@@ -63,14 +64,15 @@ def _run_stages(ctx: RunContext, started: float) -> tuple[dict[str, Any], Source
     source = clock.run("decode", lambda: decode_task(ctx))
     ctx = with_budget(ctx, source, started)  # max_compute_s: sampled in one pass, see there
     chunks = [] if ctx.budget else clock.run("decode", lambda: plan_chunks_task(ctx, source))
+    plan = clock.run("decode", lambda: map_activity_task(ctx, source))
     if len(chunks) > 1:
         # Compute summed over the chunks (which ran side by side), and the join's.
-        analysed = analyse_in_chunks(ctx, source, chunks)
+        analysed = analyse_in_chunks(ctx, source, chunks, plan.gate)
         sampled, detected = analysed.sampled, analysed.report
         clock.stages.update(analysed.seconds)
     else:
-        sampled = clock.run("sample", lambda: sample_task(ctx, source))
+        sampled = clock.run("sample", lambda: sample_task(ctx, source, plan.gate))
         detected = clock.run("detect", lambda: detect_task(ctx, sampled))
-    analysis = Analysis(source, sampled, detected)
+    analysis = Analysis(source, sampled, detected, plan)
     cost = run_later_stages(ctx, analysis, clock, Billing.of_video(ctx, sampled))
     return cost, source, max(len(chunks), 1)

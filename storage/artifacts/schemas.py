@@ -58,6 +58,14 @@ FRAMES = pa.schema(
             " lead-in, docs/concepts/runs.md) where refresh, else null.",
         ),
         _col("text_look", pa.bool_(), "A full-size frame was kept for OCR.", nullable=False),
+        _col(
+            "held",
+            pa.bool_(),
+            "The frame was not decoded: the activity gate judged this stretch still (its "
+            "keyframes matched and its packets stayed at the stream's idle level), and the last "
+            "decoded frame stands for it (docs/concepts/activity-gate.md). Null in runs made "
+            "before the gate existed.",
+        ),
     ],
     metadata={"doc": "Every sampled frame: when, how much it differs from the one before."},
 )
