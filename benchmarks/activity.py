@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._clips import repeat_segment
 from benchmarks.pipeline import plain_decode
-from tasks.decode.activity import map_activity
+from tasks.activity.map import map_activity
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 FPS, WIDTH, HEIGHT, GOP_S, PASS_S = 30, 1920, 1080, 2, 1.5

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from flows.costing import truncation_of
+from tasks.activity.stage import GatePlan, gate_summary
 from tasks.context import RunContext
 from tasks.cost.stage import CostInputs, cost_task
 from tasks.decode.stage import SourceInfo
-from tasks.decode.still import GatePlan, gate_summary
 from tasks.detect.stage import DetectReport
 from tasks.evidence.stage import evidence_task
 from tasks.sample.stage import SampledFrames

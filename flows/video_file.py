@@ -23,9 +23,9 @@ from flows.outcome import fail_run
 from flows.reporting import publish_prefect_artifacts
 from flows.webhook_dispatch import hand_over
 from storage.artifacts.layout import publish, published_bytes
+from tasks.activity.stage import map_activity_task
 from tasks.context import RunContext, heartbeat
 from tasks.decode.stage import SourceInfo, decode_task
-from tasks.decode.still import map_activity_task
 from tasks.detect.stage import detect_task
 from tasks.sample.stage import sample_task
 

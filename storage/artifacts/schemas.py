@@ -267,7 +267,13 @@ RELATIONS = pa.schema(
 TIMELINE = pa.schema(
     [
         _col("t_s", pa.float64(), "When, in the video.", nullable=False),
-        _col("kind", pa.string(), "'event' or 'refresh_marker'.", nullable=False),
+        _col(
+            "kind",
+            pa.string(),
+            "'event', 'refresh_marker' or 'still' (a stretch the activity gate judged still and"
+            " did not decode: nothing happens there).",
+            nullable=False,
+        ),
         _col("event_id", pa.string(), "The event (events.event_id); null for a refresh marker."),
         _col("type", pa.string(), "The event's type; null for a refresh marker."),
         _col("object_id", pa.string(), "The event's object, if any."),
@@ -279,8 +285,16 @@ TIMELINE = pa.schema(
         ),
         _col("score", pa.float32(), "The event's confidence, or the marker's scene score."),
         _col("label", pa.string(), "A readable one-line description.", nullable=False),
+        _col(
+            "end_s",
+            pa.float64(),
+            "Where a still stretch ends; null for events and markers (an event's end is in "
+            "events.end_s). Null in runs made before the activity gate existed.",
+        ),
     ],
-    metadata={"doc": "Events and refresh markers in time order, with a readable label."},
+    metadata={
+        "doc": "Events, refresh markers and still stretches in time order, with a readable label."
+    },
 )
 
 _FRAME = pa.struct(

@@ -1,6 +1,6 @@
 """The activity gate in the sample stage (issue 32): decode only what the activity map calls active.
 
-The activity map (``tasks.decode.activity``) splits a video into active spans and still
+The activity map (``tasks.activity.map``) splits a video into active spans and still
 stretches. With the gate on, the sample stage still demuxes every packet of the stream (cheap),
 but hands the decoder only the packets of the decode ranges: each starts at the keyframe at or
 before an active span's start (a decoder can start nowhere else) and stops once the packets'

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -54,8 +55,10 @@ def build_timeline(
     refresh_markers: list[dict[str, Any]],
     zones: list[dict[str, Any]],
     objects: list[dict[str, Any]],
+    still: list[tuple[float, float]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Timeline rows (the pure core of the stage), sorted by time, events before markers."""
+    """Timeline rows (the pure core of the stage), sorted by time, events before markers, and
+    the ``still`` stretches (the activity gate's)."""
     events = sorted(events, key=event_order)
     zone_names = {z["zone_id"]: z["name"] for z in zones}
     classes = {o["object_id"]: o["class"] for o in objects}
@@ -75,6 +78,7 @@ def build_timeline(
                 if e["type"] == "text_seen"
                 else _label(e, zone_names, classes)
             ),
+            "end_s": None,
         }
         for e in events
     ]
@@ -89,11 +93,44 @@ def build_timeline(
             "reason": m["reason"],
             "score": m["score"],
             "label": f"world state rebuilt ({m['reason'].replace('_', ' ')})",
+            "end_s": None,
         }
         for m in refresh_markers
     ]
+    rows += [
+        {
+            "t_s": start,
+            "kind": "still",
+            "event_id": None,
+            "type": None,
+            "object_id": None,
+            "zone_id": None,
+            "reason": "judged still from its keyframes and packet sizes; not decoded",
+            "score": None,
+            "label": f"nothing changes for {end - start:.1f} s (judged still, not decoded)",
+            "end_s": end,
+        }
+        for start, end in still or []
+    ]
     # Events keep the causal order the world state gave them; markers follow events at a time.
     return sorted(rows, key=lambda r: (r["t_s"], r["kind"] != "event"))
+
+
+def still_stretches(frames: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    """The stretches whose sampled frames were held (judged still, not decoded): from the
+    first held frame to the next decoded one (or the last held frame's end)."""
+    stretches: list[tuple[float, float]] = []
+    start: float | None = None
+    step = min((b["t_s"] - a["t_s"] for a, b in itertools.pairwise(frames)), default=0.0)
+    for frame in frames:
+        if frame.get("held") and start is None:
+            start = frame["t_s"]
+        elif not frame.get("held") and start is not None:
+            stretches.append((start, frame["t_s"]))
+            start = None
+    if start is not None:
+        stretches.append((start, frames[-1]["t_s"] + max(step, 0.0)))
+    return stretches
 
 
 def refresh_markers(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -111,9 +148,13 @@ def timeline_task(ctx: RunContext) -> int:
     ctx.report("timeline")
     out = ctx.layout.out_dir
 
-    markers = refresh_markers(read_rows(out, "frames"))
+    frames = read_rows(out, "frames")
     rows = build_timeline(
-        read_rows(out, "events"), markers, read_rows(out, "zones"), read_rows(out, "objects")
+        read_rows(out, "events"),
+        refresh_markers(frames),
+        read_rows(out, "zones"),
+        read_rows(out, "objects"),
+        still_stretches(frames),
     )
     write_rows(out, "timeline", rows)
     return len(rows)

@@ -18,10 +18,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from tasks.activity.map import map_activity
+from tasks.activity.stage import gate_for, gate_summary, plan_gate
 from tasks.context import SourceRef
-from tasks.decode.activity import map_activity
 from tasks.decode.stage import SourceInfo, decode_source
-from tasks.decode.still import gate_for, gate_summary, plan_gate
 from tasks.detect.detectors.motion import MotionConfig, MotionDetector
 from tasks.detect.stage import frame_views
 from tasks.sample.gate import DecodeRange, Gate

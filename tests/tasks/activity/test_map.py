@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tasks.decode.activity import ActivityMap, map_activity
+from tasks.activity.map import ActivityMap, map_activity
 
 FPS = 15
 SIZE = (320, 180)

@@ -1,7 +1,7 @@
 """The ``map-activity`` task: a run's activity gate, from the activity map of its video file.
 
 With ``skip_still`` on (the run option, else ``VES_SKIP_STILL``), the run maps its file's activity
-(``tasks.decode.activity``) before sampling and the sample stage decodes only the active spans
+(``tasks.activity.map``) before sampling and the sample stage decodes only the active spans
 (``tasks.sample.gate``). Where the stream has no usable keyframe cadence the map falls back:
 every frame is decoded, as without the gate, and ``cost.json`` says why.
 """
@@ -16,8 +16,8 @@ from typing import Any
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
+from tasks.activity.map import ActivityMap, map_activity
 from tasks.context import RunContext
-from tasks.decode.activity import ActivityMap, map_activity
 from tasks.decode.stage import SourceInfo
 from tasks.sample.gate import Gate
 
