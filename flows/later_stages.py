@@ -122,7 +122,7 @@ def cost_inputs(
         frames_analysed=sampled.count,
         frames_held=sampled.held,
         frames_skipped=sampled.skipped,
-        activity_gate=gate_summary(analysis.gate, sampled.processed_s),
+        activity_gate=gate_summary(analysis.gate, sampled.still_spans),
         retention_days=ctx.plan.retention_days,
         price_per_video_minute=ctx.settings.price_per_video_minute,
         truncated=billing.truncated,

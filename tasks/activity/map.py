@@ -145,11 +145,13 @@ def _read_stream(path: Path) -> tuple[list[PacketStats], list[Grey | None], floa
         ctx.skip_frame = "NONKEY"
         size = _thumb_size(ctx.width, ctx.height)
         fps = float(stream.average_rate or stream.guessed_rate or 0) or 25.0
+        # Times from the stream's start, as the sample stage counts them (MPEG-TS starts late).
+        start = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
         for packet in container.demux(stream):
             if packet.size == 0:
                 continue
             if packet.is_keyframe or not gops:
-                gops.append(PacketStats(_packet_time(packet, len(gops))))
+                gops.append(PacketStats(_packet_time(packet, len(gops)) - start))
                 keys.append(None)
             _count(gops[-1], packet)
             for frame in ctx.decode(packet):

@@ -9,6 +9,7 @@ every frame is decoded, as without the gate, and ``cost.json`` says why.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,14 +95,11 @@ def map_activity_task(ctx: RunContext, source: SourceInfo) -> GatePlan:
     return plan
 
 
-def gate_summary(plan: GatePlan, processed_s: float) -> dict[str, Any]:
-    """``cost.json``'s ``activity_gate`` block: whether the gate ran (or why it fell back),
-    what the map cost, and the still stretches skipped within what was processed."""
-    skipped = []
-    if plan.gate is not None:
-        for start, end, reason in plan.gate.skipped:
-            if start < processed_s - 1e-6:
-                skipped.append(
-                    {"start_s": start, "end_s": round(min(end, processed_s), 3), "reason": reason}
-                )
+def gate_summary(plan: GatePlan, still_spans: Sequence[tuple[float, float]]) -> dict[str, Any]:
+    """``cost.json``'s ``activity_gate`` block: whether the gate ran (or why it fell back) and
+    what the map cost; and the stretches whose sampled frames were held (judged still)."""
+    skipped = [
+        {"start_s": round(a, 3), "end_s": round(b, 3), "reason": STILL_REASON}
+        for a, b in still_spans
+    ]
     return {**plan.summary, "skipped_spans": skipped}

@@ -32,6 +32,7 @@ from tasks.sample.frames import (
     FrameFile,
     frame_name,
     read_glances,
+    still_stretches,
 )
 from tasks.sample.gate import Gate, gated_frames, range_of_frame
 from tasks.sample.sampler import SampleConfig, Sampler, Span
@@ -61,6 +62,7 @@ class SampledFrames:
     budget_stop_s: float | None = None  # where the compute budget stopped sampling
     held: int = 0  # sampled times inside still stretches: the last decoded frame stands for them
     skipped: int = 0  # frames the activity gate did not decode (still stretches)
+    still_spans: tuple[tuple[float, float], ...] = ()  # where frames were held (set on record)
 
     def thumbnail_path(self, sample_index: int) -> Path:
         """The JPEG of a sampled frame (thumbnail size)."""
@@ -323,4 +325,5 @@ def record_samples(ctx: RunContext, result: SampledFrames) -> SampledFrames:
         result.skipped,
         result.held,
     )
-    return dataclasses.replace(result, rows=())
+    still = tuple(still_stretches(list(result.rows)))
+    return dataclasses.replace(result, rows=(), still_spans=still)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 from typing import Any
 
@@ -12,6 +11,7 @@ from prefect.cache_policies import NONE
 from storage.artifacts.layout import read_rows, write_rows
 from tasks.context import RunContext
 from tasks.detections import TEXT_CLASS
+from tasks.sample.frames import still_stretches
 from tasks.world_state.stage import event_order
 
 _VERBS = {
@@ -114,23 +114,6 @@ def build_timeline(
     ]
     # Events keep the causal order the world state gave them; markers follow events at a time.
     return sorted(rows, key=lambda r: (r["t_s"], r["kind"] != "event"))
-
-
-def still_stretches(frames: list[dict[str, Any]]) -> list[tuple[float, float]]:
-    """The stretches whose sampled frames were held (judged still, not decoded): from the
-    first held frame to the next decoded one (or the last held frame's end)."""
-    stretches: list[tuple[float, float]] = []
-    start: float | None = None
-    step = min((b["t_s"] - a["t_s"] for a, b in itertools.pairwise(frames)), default=0.0)
-    for frame in frames:
-        if frame.get("held") and start is None:
-            start = frame["t_s"]
-        elif not frame.get("held") and start is not None:
-            stretches.append((start, frame["t_s"]))
-            start = None
-    if start is not None:
-        stretches.append((start, frames[-1]["t_s"] + max(step, 0.0)))
-    return stretches
 
 
 def refresh_markers(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:

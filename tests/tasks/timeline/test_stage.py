@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from tasks.timeline.stage import build_timeline, refresh_markers, still_stretches
+from tasks.sample.frames import still_stretches
+from tasks.timeline.stage import build_timeline, refresh_markers
 from tests.tasks.world_state.test_stage import STORY, STORY_FRAMES, Names, build
 
 Row = dict[str, Any]
