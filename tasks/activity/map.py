@@ -146,7 +146,8 @@ def _read_stream(path: Path) -> tuple[list[PacketStats], list[Grey | None], floa
         size = _thumb_size(ctx.width, ctx.height)
         fps = float(stream.average_rate or stream.guessed_rate or 0) or 25.0
         # Times from the stream's start, as the sample stage counts them (MPEG-TS starts late).
-        start = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
+        base = stream.time_base
+        start = float(stream.start_time * base) if stream.start_time and base else 0.0
         for packet in container.demux(stream):
             if packet.size == 0:
                 continue
