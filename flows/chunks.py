@@ -39,10 +39,10 @@ class Analysed:
 
 
 @task(name="plan-chunks", cache_policy=NONE)
-def plan_chunks_task(ctx: RunContext, source: SourceInfo) -> list[Chunk]:
-    """Where the video is split (one chunk: not at all)."""
+def plan_chunks_task(ctx: RunContext, source: SourceInfo, gate: Gate | None = None) -> list[Chunk]:
+    """Where the video is split (one chunk: not at all); at still keyframes where it can."""
     settings = ctx.settings
-    chunks = plan_chunks(source, ctx.max_duration_s, settings.chunk_s, settings.chunk_lead_s)
+    chunks = plan_chunks(source, ctx.max_duration_s, settings.chunk_s, settings.chunk_lead_s, gate)
     if len(chunks) > 1:
         get_run_logger().info(
             "%d chunks, starting at %s s",

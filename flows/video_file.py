@@ -63,8 +63,11 @@ def _run_stages(ctx: RunContext, started: float) -> tuple[dict[str, Any], Source
     clock = Stopwatch()
     source = clock.run("decode", lambda: decode_task(ctx))
     ctx = with_budget(ctx, source, started)  # max_compute_s: sampled in one pass, see there
-    chunks = [] if ctx.budget else clock.run("decode", lambda: plan_chunks_task(ctx, source))
     plan = clock.run("decode", lambda: map_activity_task(ctx, source))
+    if ctx.budget:
+        chunks = []
+    else:
+        chunks = clock.run("decode", lambda: plan_chunks_task(ctx, source, plan.gate))
     if len(chunks) > 1:
         # Compute summed over the chunks (which ran side by side), and the join's.
         analysed = analyse_in_chunks(ctx, source, chunks, plan.gate)

@@ -85,6 +85,10 @@ class Gate:
         ]
         return Gate.of_spans(spans, self.keyframes, self.skipped, self.end_s)
 
+    def is_still(self, t: float) -> bool:
+        """Whether time ``t`` lies in no decode range (and within the stream)."""
+        return t < self.end_s and _inside(self, t) is None
+
     def range_at_keyframe(self, t: float) -> int | None:
         """The index of the range that starts at keyframe time ``t``, or None."""
         for index, r in enumerate(self.ranges):
