@@ -71,7 +71,7 @@ def make_clip(clip: ClipSpec, fresh: bool = False) -> Path:
         partial = path.with_name(f".{path.name}.partial")
         if clip.seconds > _SEGMENT_S and clip.seconds % _SEGMENT_S == 0:
             segment = make_clip(replace(clip, seconds=_SEGMENT_S), fresh)
-            _repeat(segment, partial, clip.seconds // _SEGMENT_S)
+            repeat_segment(segment, partial, clip.seconds // _SEGMENT_S)
         else:
             _encode(clip.scene(), partial, clip.bframes)
         partial.replace(path)
@@ -116,8 +116,9 @@ def _encode(spec: SceneSpec, path: Path, bframes: bool) -> None:
         out.mux(stream.encode(None))
 
 
-def _repeat(segment: Path, path: Path, times: int) -> None:
-    """Write ``segment`` ``times`` over, back to back, by stream copy with shifted timestamps."""
+def repeat_segment(segment: Path, path: Path, times: int) -> None:
+    """Write ``segment`` ``times`` over, back to back, by stream copy with shifted timestamps
+    (the segment must be ``_SEGMENT_S`` long)."""
     with av.open(str(segment)) as source, av.open(str(path), "w", format="mp4") as out:
         video = source.streams.video[0]
         stream = out.add_stream_from_template(video)
