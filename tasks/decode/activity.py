@@ -30,8 +30,9 @@ the reason in ``fallback``.
 
 The active spans are finer than GOPs (see ``build_spans``): the same half-second windows, over
 all non-key packets in display order, locate where the sizes rose above the idle level, and a
-span runs from the keyframe at or before (first raised time - ``margin_s``) to (last raised
-time + ``margin_s``), wherever that falls. A GOP whose keyframes differ is active whole, up to
+span runs from the keyframe at or before (first raised time - ``margin_s``) to (last
+raised time + the larger of ``margin_s`` and the raised stretch's length), wherever that
+falls. A GOP whose keyframes differ is active whole, up to
 and including the next keyframe (so a still stretch after it is shown as it now is); when none
 of its packets rose (a slow change, a fade) the change cannot be located at all, and it keeps
 one GOP of margin on each side.
@@ -39,7 +40,6 @@ one GOP of margin on each side.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import statistics
 import time
@@ -50,6 +50,7 @@ import av
 import numpy as np
 import numpy.typing as npt
 
+from tasks.decode.activity_spans import PacketStats, build_spans, locate_raised, margin_s
 from tasks.decode.stage import open_video
 from tasks.detect.detectors.motion import (
     MotionConfig,
@@ -69,43 +70,9 @@ IDLE_SIGMAS = 3.0
 IDLE_FLOOR_FRACTION = 0.1
 _MAD_TO_SIGMA = 1.4826
 SHORTEST_EVENT_S = 0.5  # the shortest event issue 32's truth test plants
-# The margin around located raised packets: the larger of MARGIN_S and MARGIN_FRAMES frames.
-# Measured over the truth test's 17 located events (``benchmarks/activity.py --truth``): a
-# raised window, itself half a second long, already starts at least 0.17 s before its event
-# and ends at least 0.07 s after it (worst over H.264 and HEVC, 2 s and 10 s GOPs, clean and
-# noisy), so no margin was needed there. The margin is one window more on each side, for a
-# small or slow event whose edges stay under the idle level for a window's length, and at
-# least a few frames of context for the detector and tracker at low frame rates.
-MARGIN_S = 0.5
-MARGIN_FRAMES = 4
 THUMB_WIDTH = 320  # the keyframes are compared at about this width (the motion detector's scale)
 
 Grey = npt.NDArray[np.uint8]
-
-
-@dataclass
-class PacketStats:
-    """What the demuxer says of one GOP's packets (no decoding); times in display order."""
-
-    start_s: float
-    frames: int = 0
-    bytes: int = 0
-    last_s: float = 0.0
-    nonkey_sizes: list[int] = field(default_factory=list)
-    nonkey_times: list[float] = field(default_factory=list)
-
-    def busiest(self, window: int) -> float:
-        """The largest mean size of ``window`` consecutive non-key packets (0 if none)."""
-        sizes = np.asarray(self._in_display_order()[1], dtype=np.float64)
-        if not len(sizes):
-            return 0.0
-        width = min(window, len(sizes))
-        sums = np.convolve(sizes, np.ones(width), mode="valid")
-        return float(sums.max() / width)
-
-    def _in_display_order(self) -> tuple[list[float], list[int]]:
-        pairs = sorted(zip(self.nonkey_times, self.nonkey_sizes, strict=True))
-        return [t for t, _ in pairs], [n for _, n in pairs]
 
 
 @dataclass(frozen=True)
@@ -204,12 +171,6 @@ def map_activity(path: Path, motion: MotionConfig | None = None) -> ActivityMap:
     reasons = _judge(gops, busy, key_changed, level, raised)
     spans = build_spans(gops, reasons, raised, margin_s(fps), 1.0 / fps)
     return _finish(gops, reasons, spans, raised, level, None, fps, time.perf_counter() - started)
-
-
-def margin_s(fps: float) -> float:
-    """The margin around located raised packets: the larger of ``MARGIN_S`` and
-    ``MARGIN_FRAMES`` frames (a low frame rate's frames are long)."""
-    return max(MARGIN_S, MARGIN_FRAMES / fps)
 
 
 def _read_stream(path: Path) -> tuple[list[PacketStats], list[Grey | None], float]:
@@ -314,25 +275,6 @@ def _idle_level(busy: list[float], key_changed: list[bool]) -> float | None:
     return middle + max(IDLE_SIGMAS * spread, IDLE_FLOOR_FRACTION * middle)
 
 
-def locate_raised(
-    gops: list[PacketStats], window: int, level: float, frame_s: float
-) -> list[tuple[float, float]]:
-    """Where the non-key packets rose above ``level``: every window of ``window`` consecutive
-    non-key packets (display order, across GOPs) whose mean size exceeds it, as the time from
-    its first frame to the end of its last, overlapping windows joined."""
-    pairs = sorted(
-        (t, n) for g in gops for t, n in zip(g.nonkey_times, g.nonkey_sizes, strict=True)
-    )
-    if not pairs:
-        return []
-    times = np.asarray([t for t, _ in pairs])
-    sizes = np.asarray([n for _, n in pairs], dtype=np.float64)
-    width = min(window, len(sizes))
-    means = np.convolve(sizes, np.ones(width), mode="valid") / width
-    raised = np.flatnonzero(means > level)
-    return _join([(float(times[j]), float(times[j + width - 1]) + frame_s) for j in raised])
-
-
 def _judge(
     gops: list[PacketStats],
     busy: list[float],
@@ -354,57 +296,6 @@ def _judge(
     if reasons[0] == "still":
         reasons[0] = "first"
     return reasons
-
-
-def build_spans(
-    gops: list[PacketStats],
-    reasons: list[str],
-    raised: list[tuple[float, float]],
-    margin: float,
-    frame_s: float,
-) -> list[tuple[float, float]]:
-    """The active spans, each widened back to the keyframe at or before its start.
-
-    - Raised packets: from (first raised - ``margin``) to (last raised + ``margin``).
-    - A keyframe change in a GOP with raised packets: the GOP whole and the next keyframe (so
-      what follows is shown in its new state), without GOP margins: the raised packets, with
-      their margins, say where the event reaches beyond it. Not the raised packets alone: a
-      pass crossing a keyframe can raise the packets before it and not those after (found by
-      ``benchmarks/activity.py`` at 20 %: the box's exit after the keyframe stayed at idle).
-    - A keyframe change in a GOP without raised packets (a slow change, a fade): the GOP whole,
-      plus one GOP each side, since a change below the detector's threshold at the keyframes
-      around it may have begun before it and may go on after it.
-    - The first keyframe (a one-frame span), so a still start has a frame to show.
-    - A GOP judged "packets" whose windows were not located (a GOP shorter than a window): whole.
-    """
-    starts = [g.start_s for g in gops]
-    end_of_video = max(g.last_s for g in gops) + frame_s
-    ends = [*starts[1:], end_of_video]
-    wanted = [(a - margin, b + margin) for a, b in raised]
-    wanted.append((starts[0], starts[0] + frame_s))
-    for i, reason in enumerate(reasons):
-        located = any(a < ends[i] and b > starts[i] for a, b in raised)
-        if reason == "keyframe" and located:
-            wanted.append((starts[i], ends[i] + (frame_s if i + 1 < len(gops) else 0.0)))
-        elif reason == "keyframe" or (reason == "packets" and not located):
-            wanted.append((starts[max(i - 1, 0)], ends[min(i + 1, len(gops) - 1)]))
-    return _join([(_keyframe_at_or_before(starts, a), min(b, end_of_video)) for a, b in wanted])
-
-
-def _keyframe_at_or_before(starts: list[float], when: float) -> float:
-    index = bisect.bisect_right(starts, when + 1e-9) - 1
-    return starts[max(index, 0)]
-
-
-def _join(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    """The union of ``spans``, in order, touching ones joined."""
-    out: list[tuple[float, float]] = []
-    for start, end in sorted(spans):
-        if out and start <= out[-1][1] + 1e-6:
-            out[-1] = (out[-1][0], max(out[-1][1], end))
-        else:
-            out.append((start, end))
-    return out
 
 
 def _finish(
