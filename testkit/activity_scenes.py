@@ -88,6 +88,7 @@ def write_scene(path: Path, seconds: float, events: list[Event], enc: Encoding) 
     backdrop = _backdrop(3)
     with av.open(str(path), "w") as out:
         stream = out.add_stream(enc.codec, rate=enc.fps, options=_options(enc))
+        assert isinstance(stream, av.VideoStream)  # narrows the codec name's stream type
         stream.width, stream.height, stream.pix_fmt = SIZE[0], SIZE[1], "yuv420p"
         stream.gop_size = round(enc.gop_s * enc.fps)
         stream.time_base = Fraction(1, enc.fps)

@@ -43,7 +43,7 @@ def test_every_planted_event_lies_in_an_active_span(
     assert amap.fallback is None
     for event in case.events:
         assert covered(amap, event), (event, amap.active_spans(), amap.raised_s, amap.reasons)
-    assert amap.still_fraction > 0.4, amap.reasons
+    assert amap.still_fraction > 0.2, amap.reasons  # event-dense scenes: 5 events in 52 s
 
 
 def test_a_pass_between_keyframes_is_located_by_packet_sizes(tmp_path: Path) -> None:
