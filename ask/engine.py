@@ -124,6 +124,13 @@ def resolve_window(world: RunWorld, intent: Intent) -> Intent | None:
     return intent
 
 
+def _finite(window: tuple[float, float] | None, world: RunWorld) -> tuple[float, float] | None:
+    """A question's window with an open end closed at the end of the video."""
+    if window is None:
+        return None
+    return window[0], min(window[1], world.coverage.duration_s)
+
+
 def _confidence(world: RunWorld, claims: Sequence[Claim]) -> float:
     values = [world.confidence.get(c.evidence_id, 0.5) for claim in claims for c in claim.citations]
     return min(0.95, sum(values) / len(values)) if values else 0.0
@@ -185,7 +192,8 @@ def answer_question(world: RunWorld, question: str, phraser: Phraser | None = No
         return refuse(
             question,
             "no_evidence",
-            f"No evidence of that in this run, so I make no claim. {world.coverage.sentence()}",
+            "No evidence of that in this run, so I make no claim. "
+            f"{world.coverage.sentence(_finite(intent.window, world))}",
             intent.kind,
             intent,
         )

@@ -43,16 +43,41 @@ class Claim:
 
 @dataclass(frozen=True)
 class Coverage:
-    """What the run examined: absence of evidence is only as good as this."""
+    """What the run examined: absence of evidence is only as good as this.
+
+    ``still_spans``: the stretches the activity gate judged still from their keyframes and
+    packets and did not decode (``cost.json`` ``frames.skipped_spans``; none without the gate).
+    """
 
     duration_s: float
     frames_analysed: int
     detector_mode: str
+    still_spans: tuple[tuple[float, float], ...] = ()
 
-    def sentence(self) -> str:
-        return (
+    def still_within(self, window: tuple[float, float] | None = None) -> list[tuple[float, float]]:
+        """The still stretches cut to ``window`` (the whole video when None)."""
+        lo, hi = window if window is not None else (0.0, self.duration_s)
+        cut = [(max(a, lo), min(b, hi)) for a, b in self.still_spans]
+        return [(a, b) for a, b in cut if b - a > 1e-6]
+
+    def sentence(self, window: tuple[float, float] | None = None) -> str:
+        """What was examined; with the stretches of ``window`` (or of the video) that were
+        judged still rather than decoded, so that "nothing happened" says how it was known."""
+        said = (
             f"Examined: {fmt_time(self.duration_s)} of video, {self.frames_analysed} frames "
             f"analysed, detectors {self.detector_mode}."
+        )
+        still = self.still_within(window)
+        if not still:
+            return said
+        total = sum(b - a for a, b in still)
+        listed = ", ".join(f"{fmt_time(a)} to {fmt_time(b)}" for a, b in still[:4])
+        more = f" and {len(still) - 4} more" if len(still) > 4 else ""
+        where = "of that stretch" if window is not None else "of the video"
+        return (
+            f"{said} {fmt_time(total)} {where} ({listed}{more}) was judged still from its "
+            "keyframes and packet sizes and not decoded: nothing there changed at the motion "
+            "detector's sensitivity."
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -60,6 +85,7 @@ class Coverage:
             "duration_s": self.duration_s,
             "frames_analysed": self.frames_analysed,
             "detector_mode": self.detector_mode,
+            "judged_still_s": round(sum(b - a for a, b in self.still_spans), 3),
         }
 
 

@@ -152,8 +152,14 @@ def load_world(reader: ArtifactReader, run_dir: str | Path, video_id: str, run_i
         for s in reader.span_times(run_dir)
     }
     cost = reader.document(run_dir, COST)
+    still = tuple(
+        (float(s["start_s"]), float(s["end_s"])) for s in cost["frames"].get("skipped_spans", [])
+    )
     coverage = Coverage(
-        float(cost["processed_s"]), int(cost["frames"]["analysed"]), str(cost["detector_mode"])
+        float(cost["processed_s"]),
+        int(cost["frames"]["analysed"]),
+        str(cost["detector_mode"]),
+        still,
     )
     return RunWorld(
         video_id,

@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._clips import repeat_segment
 from benchmarks.pipeline import plain_decode
-from tasks.decode.activity import ActivityMap, map_activity
+from tasks.activity.map import ActivityMap, map_activity
 from testkit.activity_scenes import covered, located_slack, truth_cases, write_scene
 
 CACHE = Path(__file__).resolve().parent / ".cache"

@@ -25,6 +25,7 @@ from tasks.decode.stage import SourceInfo
 from tasks.detect.detectors.ocr import OcrConfig
 from tasks.detect.stage import DetectReport, record_detections
 from tasks.sample.frames import FRAMES_DIR
+from tasks.sample.gate import Gate
 from tasks.sample.stage import SampledFrames, record_samples
 
 
@@ -38,10 +39,10 @@ class Analysed:
 
 
 @task(name="plan-chunks", cache_policy=NONE)
-def plan_chunks_task(ctx: RunContext, source: SourceInfo) -> list[Chunk]:
-    """Where the video is split (one chunk: not at all)."""
+def plan_chunks_task(ctx: RunContext, source: SourceInfo, gate: Gate | None = None) -> list[Chunk]:
+    """Where the video is split (one chunk: not at all); at still keyframes where it can."""
     settings = ctx.settings
-    chunks = plan_chunks(source, ctx.max_duration_s, settings.chunk_s, settings.chunk_lead_s)
+    chunks = plan_chunks(source, ctx.max_duration_s, settings.chunk_s, settings.chunk_lead_s, gate)
     if len(chunks) > 1:
         get_run_logger().info(
             "%d chunks, starting at %s s",
@@ -63,13 +64,18 @@ def join_chunks_task(
     return sampled, record_detections(ctx, joined.found, joined.report)
 
 
-def analyse_in_chunks(ctx: RunContext, source: SourceInfo, chunks: list[Chunk]) -> Analysed:
-    """Sample and detect every chunk on the chunk task runner, then join them."""
+def analyse_in_chunks(
+    ctx: RunContext, source: SourceInfo, chunks: list[Chunk], gate: Gate | None = None
+) -> Analysed:
+    """Sample and detect every chunk on the chunk task runner (each decoding only ``gate``'s
+    ranges, when given), then join them."""
     ctx.report("sample")
     results: list[ChunkResult] = []
     with runner_for(ctx.settings) as runner:
         futures = [
-            runner.submit(analyse_chunk, {"ctx": ctx, "source": source, "chunk": chunk})
+            runner.submit(
+                analyse_chunk, {"ctx": ctx, "source": source, "chunk": chunk, "gate": gate}
+            )
             for chunk in chunks
         ]
         for done, future in enumerate(futures, 1):

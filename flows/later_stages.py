@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from flows.costing import truncation_of
+from tasks.activity.stage import GatePlan, gate_summary
 from tasks.context import RunContext
 from tasks.cost.stage import CostInputs, cost_task
 from tasks.decode.stage import SourceInfo
@@ -58,6 +59,7 @@ class Analysis:
     source: SourceInfo
     sampled: SampledFrames
     detected: DetectReport
+    gate: GatePlan = field(default_factory=GatePlan.off)  # the activity gate, if the run had one
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,9 @@ def cost_inputs(
         frames_decoded=sampled.decoded,
         frames_sampled=sampled.count,
         frames_analysed=sampled.count,
+        frames_held=sampled.held,
+        frames_skipped=sampled.skipped,
+        activity_gate=gate_summary(analysis.gate, sampled.still_spans),
         retention_days=ctx.plan.retention_days,
         price_per_video_minute=ctx.settings.price_per_video_minute,
         truncated=billing.truncated,

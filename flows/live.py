@@ -35,6 +35,7 @@ from storage.artifacts.layout import publish, published_bytes, write_rows
 from storage.catalog.database import Catalog
 from storage.catalog.retention import RetentionStore
 from storage.catalog.runs.live import LiveRunStore
+from tasks.activity.stage import GatePlan
 from tasks.chunk.join import join_chunks
 from tasks.chunk.stage import ChunkResult
 from tasks.chunk.window import analyse_window, linked
@@ -45,7 +46,7 @@ from tasks.detect.detectors.ocr import OcrConfig
 from tasks.detect.stage import record_detections
 from tasks.options import live_window
 from tasks.retention import own_key
-from tasks.sample.frames import FRAMES_DIR
+from tasks.sample.frames import FRAMES_DIR, still_stretches
 from ves.clock import now_rfc3339
 from ves.errors import SourceInvalid, VesError
 
@@ -247,10 +248,14 @@ def _join(ctx: RunContext, session: _Session, window: WindowBytes, total_s: floa
     copies = [linked(r, scratch / "windows" / f"{r.chunk.index:04d}") for r in session.results]
     source = session.source(total_s)
     joined = join_chunks(copies, source, scratch / FRAMES_DIR, OcrConfig().max_gap_s)
-    write_rows(ctx.layout.out_dir, "frames", list(joined.sampled.rows))
+    rows = list(joined.sampled.rows)
+    write_rows(ctx.layout.out_dir, "frames", rows)
     ctx.runs.processed(ctx.run_id, window.duration_s)  # billed: this window's seconds only
-    sampled = dataclasses.replace(joined.sampled, rows=())
-    return Analysis(source, sampled, record_detections(ctx, joined.found, joined.report))
+    still = tuple(still_stretches(rows))
+    sampled = dataclasses.replace(joined.sampled, rows=(), still_spans=still)
+    detected = record_detections(ctx, joined.found, joined.report)
+    gate = GatePlan(None, {"used": True, "fallback": None}) if ctx.skip_still else GatePlan.off()
+    return Analysis(source, sampled, detected, gate)
 
 
 def _say(ctx: RunContext, session: _Session, doing: str, progress: float) -> None:

@@ -23,6 +23,7 @@ from flows.outcome import fail_run
 from flows.reporting import publish_prefect_artifacts
 from flows.webhook_dispatch import hand_over
 from storage.artifacts.layout import publish, published_bytes
+from tasks.activity.stage import map_activity_task
 from tasks.context import RunContext, heartbeat
 from tasks.decode.stage import SourceInfo, decode_task
 from tasks.detect.stage import detect_task
@@ -62,15 +63,19 @@ def _run_stages(ctx: RunContext, started: float) -> tuple[dict[str, Any], Source
     clock = Stopwatch()
     source = clock.run("decode", lambda: decode_task(ctx))
     ctx = with_budget(ctx, source, started)  # max_compute_s: sampled in one pass, see there
-    chunks = [] if ctx.budget else clock.run("decode", lambda: plan_chunks_task(ctx, source))
+    plan = clock.run("decode", lambda: map_activity_task(ctx, source))
+    if ctx.budget:
+        chunks = []
+    else:
+        chunks = clock.run("decode", lambda: plan_chunks_task(ctx, source, plan.gate))
     if len(chunks) > 1:
         # Compute summed over the chunks (which ran side by side), and the join's.
-        analysed = analyse_in_chunks(ctx, source, chunks)
+        analysed = analyse_in_chunks(ctx, source, chunks, plan.gate)
         sampled, detected = analysed.sampled, analysed.report
         clock.stages.update(analysed.seconds)
     else:
-        sampled = clock.run("sample", lambda: sample_task(ctx, source))
+        sampled = clock.run("sample", lambda: sample_task(ctx, source, plan.gate))
         detected = clock.run("detect", lambda: detect_task(ctx, sampled))
-    analysis = Analysis(source, sampled, detected)
+    analysis = Analysis(source, sampled, detected, plan)
     cost = run_later_stages(ctx, analysis, clock, Billing.of_video(ctx, sampled))
     return cost, source, max(len(chunks), 1)

@@ -2,9 +2,13 @@
 
     decode/       stage.py (open, hash, probe, bound the source), hls.py (segments, SSRF-guarded)
     sample/       stage.py (decode once, keep sample_fps frames, score scene changes),
-                  frames.py (the frame files it writes), text_looks.py (where to read text)
+                  frames.py (the frame files it writes), text_looks.py (where to read text),
+                  gate.py (decode only the activity gate's ranges)
     detect/       stage.py (run the mode's plugins), detectors/ (the plugins, their registry and
                   the detector mode), text_tracks.py (how long each read text stayed)
+    activity/     stage.py (the map-activity task: a run's gate), map.py (still GOPs from packets
+                  and keyframes, at the motion detector's sensitivity); it runs BEFORE sample, but
+                  sits after detect here because it judges change with the motion detector's test
     chunk/        stage.py (a long video in chunks on several processes), plan.py (chunk borders),
                   join.py (one run from the chunks' parts), still.py (objects still at a border),
                   window.py (live windows)

@@ -105,6 +105,12 @@ class RunContext:
         return self.options.sample_fps or self.settings.sample_fps
 
     @property
+    def skip_still(self) -> bool:
+        """Whether the run skips decoding still stretches (the activity gate)."""
+        chosen = self.options.skip_still
+        return self.settings.skip_still if chosen is None else chosen
+
+    @property
     def max_duration_s(self) -> float:
         chosen = self.options.max_duration_s or self.settings.max_duration_s
         bound = min(chosen, self.settings.max_duration_s, self.plan.max_video_s)

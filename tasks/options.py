@@ -89,6 +89,15 @@ class RunOptions(BaseModel):
     max_duration_s: float | None = Field(
         None, gt=0, description="Process at most this many seconds from the start."
     )
+    skip_still: bool | None = Field(
+        None,
+        description=(
+            "Skip decoding the stretches judged still from the video's packets and keyframes "
+            "(the activity gate): they stay in the timeline as still, and `cost.json` says how "
+            "many frames were skipped and where; default: the service's `VES_SKIP_STILL`."
+        ),
+        examples=[True],
+    )
     zones: list[ZoneOption] | None = Field(
         None, max_length=32, description="Named zones; default: left, center and right thirds."
     )

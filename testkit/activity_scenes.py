@@ -1,6 +1,6 @@
 """Idle-heavy scenes with planted events whose times are known exactly (issue 32's truth test).
 
-Shared by ``tests/tasks/decode/test_activity.py`` and ``benchmarks/activity.py``: a seeded
+Shared by ``tests/tasks/activity/test_map.py`` and ``benchmarks/activity.py``: a seeded
 backdrop, optional sensor-like noise, and events painted at known times, encoded with a fixed
 GOP by x264 or x265 (with or without B-frames, closed or open GOPs).
 """
@@ -15,7 +15,7 @@ import av
 import numpy as np
 import numpy.typing as npt
 
-from tasks.decode.activity import ActivityMap
+from tasks.activity.map import ActivityMap
 
 FPS = 15
 SIZE = (320, 180)

@@ -39,6 +39,7 @@ STAGES = (
     "decode",
     "sample",
     "detect",
+    "activity",  # runs before sample, but judges change with detect's motion test
     "chunk",
     "track",
     "world_state",

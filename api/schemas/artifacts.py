@@ -98,14 +98,28 @@ class TimelineEntry(BaseModel):
     label: str
 
 
+class StillStretch(BaseModel):
+    """A stretch the activity gate judged still (keyframes matched, packets at the stream's
+    idle level) and did not decode: nothing happens there."""
+
+    start_s: float
+    end_s: float
+    reason: str
+
+
 class Timeline(BaseModel):
-    """Events by time, and the points where the world state was rebuilt."""
+    """Events by time, the points where the world state was rebuilt, and the still stretches."""
 
     video_id: str
     run_id: str
     duration_s: float
     events: list[TimelineEntry]
     refresh_markers: list[RefreshMarker]
+    still: list[StillStretch] = Field(
+        default_factory=list,
+        description="Stretches judged still and not decoded (runs with `skip_still`); empty "
+        "otherwise.",
+    )
 
 
 class EvidenceFrame(BaseModel):

@@ -32,6 +32,11 @@ class CoveragePublic(BaseModel):
     duration_s: float = Field(description="Seconds of video the run processed.")
     frames_analysed: int
     detector_mode: str
+    judged_still_s: float = Field(
+        0.0,
+        description="Seconds the activity gate judged still from their keyframes and packet "
+        "sizes and did not decode (`cost.json` `frames.skipped_spans`); 0 without the gate.",
+    )
 
 
 class InterpretedWindow(BaseModel):

@@ -55,6 +55,15 @@ export function drawTimeline(container, graph, timeline) {
     id: "timeline-chart", viewBox: `0 0 ${LABEL_W + PLOT_W + 20} ${height + AXIS_H}`,
     role: "img", "aria-label": "Timeline of objects and events",
   });
+  for (const still of timeline.still || []) {
+    const band = svg("rect", {
+      x: x(still.start_s), y: 0, width: Math.max(x(still.end_s) - x(still.start_s), 0.5), height,
+    });
+    band.setAttribute("class", "still");
+    band.dataset.t = still.start_s;
+    const span = `${still.start_s.toFixed(1)}-${still.end_s.toFixed(1)} s`;
+    chart.append(titled(band, `still ${span}: ${still.reason}`));
+  }
   objects.forEach((obj, i) => {
     const events = graph.events.filter((e) => e.object_id === obj.object_id);
     const group = row(chart, `${obj.class} ${obj.object_id.slice(-6)}`, i * ROW_H, events, x);

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 4  # 3: objects.colour, objects.colour_confidence; 4: identities (tracks, objects)
+SCHEMA_VERSION = 5  # 3: objects.colour, objects.colour_confidence; 4: identities (tracks, objects);
+# 5: frames.held, timeline.end_s and its still rows (the activity gate)
 
 _BOX = pa.list_(pa.float32(), 4)
 _IDS = pa.list_(pa.string())
@@ -58,6 +59,14 @@ FRAMES = pa.schema(
             " lead-in, docs/concepts/runs.md) where refresh, else null.",
         ),
         _col("text_look", pa.bool_(), "A full-size frame was kept for OCR.", nullable=False),
+        _col(
+            "held",
+            pa.bool_(),
+            "The frame was not decoded: the activity gate judged this stretch still (its "
+            "keyframes matched and its packets stayed at the stream's idle level), and the last "
+            "decoded frame stands for it (docs/concepts/activity-gate.md). Null in runs made "
+            "before the gate existed.",
+        ),
     ],
     metadata={"doc": "Every sampled frame: when, how much it differs from the one before."},
 )
@@ -259,7 +268,13 @@ RELATIONS = pa.schema(
 TIMELINE = pa.schema(
     [
         _col("t_s", pa.float64(), "When, in the video.", nullable=False),
-        _col("kind", pa.string(), "'event' or 'refresh_marker'.", nullable=False),
+        _col(
+            "kind",
+            pa.string(),
+            "'event', 'refresh_marker' or 'still' (a stretch the activity gate judged still and"
+            " did not decode: nothing happens there).",
+            nullable=False,
+        ),
         _col("event_id", pa.string(), "The event (events.event_id); null for a refresh marker."),
         _col("type", pa.string(), "The event's type; null for a refresh marker."),
         _col("object_id", pa.string(), "The event's object, if any."),
@@ -271,8 +286,16 @@ TIMELINE = pa.schema(
         ),
         _col("score", pa.float32(), "The event's confidence, or the marker's scene score."),
         _col("label", pa.string(), "A readable one-line description.", nullable=False),
+        _col(
+            "end_s",
+            pa.float64(),
+            "Where a still stretch ends; null for events and markers (an event's end is in "
+            "events.end_s). Null in runs made before the activity gate existed.",
+        ),
     ],
-    metadata={"doc": "Events and refresh markers in time order, with a readable label."},
+    metadata={
+        "doc": "Events, refresh markers and still stretches in time order, with a readable label."
+    },
 )
 
 _FRAME = pa.struct(

@@ -92,7 +92,7 @@ def scene_graph_of(reader: ArtifactReader, run: Run) -> dict[str, Any]:
 
 
 def timeline_of(reader: ArtifactReader, run: Run) -> dict[str, Any]:
-    """Events in time order and refresh markers of a run (operation 5)."""
+    """Events in time order, refresh markers and still stretches of a run (operation 5)."""
     path = run.artifacts_path or ""
     rows = reader.rows(path, "timeline", order_by="t_s")
     events = [
@@ -113,6 +113,11 @@ def timeline_of(reader: ArtifactReader, run: Run) -> dict[str, Any]:
         for r in rows
         if r["kind"] == "refresh_marker"
     ]
+    still = [
+        {"start_s": r["t_s"], "end_s": r["end_s"], "reason": r["reason"]}
+        for r in rows
+        if r["kind"] == "still"
+    ]
     duration = reader.document(path, COST)["duration_s"]
     return {
         "video_id": run.video_id,
@@ -120,6 +125,7 @@ def timeline_of(reader: ArtifactReader, run: Run) -> dict[str, Any]:
         "duration_s": duration,
         "events": events,
         "refresh_markers": markers,
+        "still": still,
     }
 
 

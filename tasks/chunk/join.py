@@ -73,6 +73,8 @@ def join_chunks(
         rows=tuple(rows),
         glance_shape=first.glance_shape,
         last_t=last.last_t,
+        held=sum(1 for row in rows if row.get("held")),
+        skipped=sum(r.sampled.skipped for r in ordered),
     )
     return Joined(sampled, found, report)
 

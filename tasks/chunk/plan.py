@@ -13,10 +13,12 @@ never split: seeking in it would land on a guess.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.decode.stage import SourceInfo, open_video
+from tasks.sample.gate import Gate
 from tasks.sample.sampler import Span
 
 # Containers whose index lets PyAV land exactly on a keyframe.
@@ -69,12 +71,18 @@ def keyframe_times(path: Path) -> list[float]:
     return sorted(times)
 
 
-def borders(keyframes: list[float], duration_s: float, chunk_s: float) -> list[float]:
+def borders(
+    keyframes: list[float], duration_s: float, chunk_s: float, still: Sequence[float] = ()
+) -> list[float]:
     """Keyframes nearest to every multiple of ``chunk_s``, at least half a chunk apart and from
-    either end."""
+    either end; a ``still`` keyframe (the activity gate's: nothing happens around it) within a
+    quarter chunk of the multiple is taken first, so that no border cuts through an event and
+    the lead-in before it costs no decoding."""
     chosen: list[float] = []
     for k in range(1, math.ceil(duration_s / chunk_s)):
-        nearest = min(keyframes, key=lambda t: abs(t - k * chunk_s))
+        target = k * chunk_s
+        calm = [t for t in still if abs(t - target) <= chunk_s / 4]
+        nearest = min(calm or keyframes, key=lambda t: abs(t - target))
         previous = chosen[-1] if chosen else 0.0
         if nearest - previous >= chunk_s / 2 and duration_s - nearest >= chunk_s / 2:
             chosen.append(nearest)
@@ -92,11 +100,18 @@ def lead_start(keyframes: list[float], border: float, lead_s: float) -> float:
     return border
 
 
-def plan(keyframes: list[float], duration_s: float, chunk_s: float, lead_s: float) -> list[Chunk]:
-    """The chunks of a video of ``duration_s`` with these keyframes (the pure core)."""
+def plan(
+    keyframes: list[float],
+    duration_s: float,
+    chunk_s: float,
+    lead_s: float,
+    still: Sequence[float] = (),
+) -> list[Chunk]:
+    """The chunks of a video of ``duration_s`` with these keyframes (the pure core); borders
+    at ``still`` keyframes where there are some (see ``borders``)."""
     if chunk_s <= 0 or duration_s <= chunk_s or len(keyframes) < 2:
         return list(whole())
-    starts = [0.0, *borders(keyframes, duration_s, chunk_s)]
+    starts = [0.0, *borders(keyframes, duration_s, chunk_s, still)]
     ends = [*starts[1:], math.inf]
     return [
         Chunk(i, lead_start(keyframes, start, lead_s) if i else 0.0, start, end)
@@ -104,9 +119,14 @@ def plan(keyframes: list[float], duration_s: float, chunk_s: float, lead_s: floa
     ]
 
 
-def plan_chunks(source: SourceInfo, horizon_s: float, chunk_s: float, lead_s: float) -> list[Chunk]:
-    """The chunks of ``source`` up to ``horizon_s`` (the run's duration bound)."""
+def plan_chunks(
+    source: SourceInfo, horizon_s: float, chunk_s: float, lead_s: float, gate: Gate | None = None
+) -> list[Chunk]:
+    """The chunks of ``source`` up to ``horizon_s`` (the run's duration bound); with the
+    activity ``gate``, borders at keyframes it judged still where it can."""
     duration = min(source.duration_s or 0.0, horizon_s)
     if chunk_s <= 0 or duration <= chunk_s or not seekable(source.container):
         return list(whole())
-    return plan(keyframe_times(Path(source.path)), duration, chunk_s, lead_s)
+    keyframes = keyframe_times(Path(source.path))
+    still = [t for t in keyframes if gate is not None and gate.is_still(t)]
+    return plan(keyframes, duration, chunk_s, lead_s, still)

@@ -27,6 +27,7 @@ from tasks.decode.stage import SourceInfo
 from tasks.detect.detectors.registry import configs_for
 from tasks.detect.stage import DetectReport, detect_frames
 from tasks.detections import Detections
+from tasks.sample.gate import Gate
 from tasks.sample.stage import SampledFrames, sample_config, sample_video
 from ves.settings import Settings
 
@@ -48,12 +49,14 @@ def chunk_dir(scratch: Path, chunk: Chunk) -> Path:
     return scratch / CHUNKS_DIR / f"{chunk.index:04d}"
 
 
-def analyse(ctx: RunContext, source: SourceInfo, chunk: Chunk) -> ChunkResult:
-    """Sample and detect one chunk (the pure core of the task)."""
+def analyse(
+    ctx: RunContext, source: SourceInfo, chunk: Chunk, gate: Gate | None = None
+) -> ChunkResult:
+    """Sample and detect one chunk, decoding only ``gate``'s ranges in it when given (the pure
+    core of the task)."""
     started = time.perf_counter()
-    sampled = sample_video(
-        source, sample_config(ctx), chunk_dir(ctx.layout.scratch_dir, chunk), span=chunk.span
-    )
+    cfg = sample_config(ctx, gate.within(chunk.decode_from_s, chunk.end_s) if gate else None)
+    sampled = sample_video(source, cfg, chunk_dir(ctx.layout.scratch_dir, chunk), span=chunk.span)
     sampled_at = time.perf_counter()
     configs = configs_for(ctx.detector_mode, ctx.settings, ctx.yolo_model)
     found, report = detect_frames(sampled, sampled.rows, configs, ctx.detector_mode)
@@ -62,9 +65,11 @@ def analyse(ctx: RunContext, source: SourceInfo, chunk: Chunk) -> ChunkResult:
 
 
 @task(name="analyse-chunk", task_run_name="analyse-chunk-{chunk.index}", cache_policy=NONE)
-def analyse_chunk(ctx: RunContext, source: SourceInfo, chunk: Chunk) -> ChunkResult:
+def analyse_chunk(
+    ctx: RunContext, source: SourceInfo, chunk: Chunk, gate: Gate | None = None
+) -> ChunkResult:
     """Sample and detect one chunk of a long video, into the chunk's own scratch folder."""
-    return analyse(ctx, source, chunk)
+    return analyse(ctx, source, chunk, gate)
 
 
 def workers(settings: Settings) -> int:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tasks.activity.stage import gate_for
 from tasks.chunk.plan import Chunk
 from tasks.chunk.stage import ChunkResult
 from tasks.context import RunContext
@@ -59,7 +60,7 @@ def analyse_window(
     """Sample and detect one window into ``folder``; times on the session's time line."""
     source = window_source(window, ctx)
     length = window.lead_s + window.duration_s
-    cfg = sample_config(ctx)
+    cfg = sample_config(ctx, gate_for(window.path).gate if ctx.skip_still else None)
     cfg = dataclasses.replace(cfg, max_duration_s=max(cfg.max_duration_s, length + 10.0))
     started = time.perf_counter()
     sampled = sample_video(source, cfg, folder)

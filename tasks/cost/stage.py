@@ -35,6 +35,9 @@ class CostInputs:
     max_cost: float | None = None  # the run's caps (docs/how-to/estimates.md)
     max_compute_s: float | None = None
     detectors: dict[str, dict[str, Any]] = field(default_factory=dict)
+    frames_held: int = 0  # sampled times the last decoded frame stood for (still stretches)
+    frames_skipped: int = 0  # frames the activity gate did not decode
+    activity_gate: dict[str, Any] = field(default_factory=lambda: {"used": False})
 
 
 def build_cost(inputs: CostInputs) -> dict[str, Any]:
@@ -60,7 +63,11 @@ def build_cost(inputs: CostInputs) -> dict[str, Any]:
             "decoded": inputs.frames_decoded,
             "sampled": inputs.frames_sampled,
             "analysed": inputs.frames_analysed,
+            "held": inputs.frames_held,
+            "skipped": inputs.frames_skipped,
+            "skipped_spans": inputs.activity_gate.get("skipped_spans", []),
         },
+        "activity_gate": {k: v for k, v in inputs.activity_gate.items() if k != "skipped_spans"},
         "retention": {"days": inputs.retention_days, "expires_at": to_rfc3339(expires)},
         "cost": {
             "units": minutes,

@@ -10,8 +10,10 @@ than the detector's own work on it. Later stages (detect, evidence) read them th
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +29,23 @@ ANALYSIS = "analysis.u8"  # every sampled frame at the analysis size, RGB, one a
 def frame_name(sample_index: int) -> str:
     """The file name of a sampled frame (thumbnail and full-size alike)."""
     return f"{sample_index:07d}.jpg"
+
+
+def still_stretches(frames: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    """The stretches whose sampled frames were held (judged still, not decoded): from the
+    first held frame to the next decoded one (or the last held frame's end)."""
+    stretches: list[tuple[float, float]] = []
+    start: float | None = None
+    step = min((b["t_s"] - a["t_s"] for a, b in itertools.pairwise(frames)), default=0.0)
+    for frame in frames:
+        if frame.get("held") and start is None:
+            start = frame["t_s"]
+        elif not frame.get("held") and start is not None:
+            stretches.append((start, frame["t_s"]))
+            start = None
+    if start is not None:
+        stretches.append((start, frames[-1]["t_s"] + max(step, 0.0)))
+    return stretches
 
 
 def read_rgb(path: Path, size: tuple[int, int] | None = None) -> Frame:

@@ -7,6 +7,8 @@ drives it over the decoded frames.
 from __future__ import annotations
 
 import math
+import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from PIL import Image
 from tasks.context import ComputeBudget
 from tasks.decode.stage import SourceInfo
 from tasks.sample.frames import ANALYSIS, GLANCES, TEXT_DIR, frame_name
+from tasks.sample.gate import Gate, GateCount
 from tasks.sample.scene_score import scene_score
 from tasks.sample.text_looks import LookConfig, LookPlanner, glance_of
 
@@ -37,6 +40,7 @@ class SampleConfig:
     skip_loop_filter: bool = False  # decode without the deblocking filter (see Settings)
     looks: LookConfig = field(default_factory=LookConfig)
     budget: ComputeBudget | None = None  # max_compute_s: sampling stops where it runs out
+    gate: Gate | None = None  # the activity gate: decode only its ranges (None: every frame)
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,23 @@ def scaled_size(width: int, height: int, target_width: int) -> tuple[int, int]:
     return _even(width * scale), _even(height * scale)
 
 
+@dataclass(frozen=True)
+class _Kept:
+    """What a held frame repeats of the last decoded one."""
+
+    index: int
+    analysis: bytes
+    glance: bytes | None
+
+
+def _link(existing: Path, new: Path) -> None:
+    """``new`` as a hard link to ``existing`` (a copy where links are refused)."""
+    try:
+        os.link(existing, new)
+    except OSError:
+        shutil.copyfile(existing, new)
+
+
 class Sampler:
     """Per-video sampling state: the next time to keep, outputs, and the previous tiny frame."""
 
@@ -83,6 +104,11 @@ class Sampler:
         self.planner = LookPlanner(cfg.looks)
         self.glance_shape = (0, 0)
         self.budget_stop_s: float | None = None
+        self._last_glance: bytes | None = None
+        self.last: _Kept | None = None  # the last decoded frame kept, which a held frame repeats
+        self.held = 0
+        self.last_held_t = 0.0
+        self.gated = GateCount()  # packets the gate fed to the decoder, and skipped
         (frames / TEXT_DIR).mkdir(exist_ok=True)
         self.glance_file = (frames / GLANCES).open("wb")
         self.analysis_file = (frames / ANALYSIS).open("wb")
@@ -115,25 +141,53 @@ class Sampler:
         index = len(self.rows)
         Image.fromarray(rgb).save(self.frames_dir / frame_name(index), format="JPEG", quality=85)
         analysis = cv2.resize(rgb, self.analysis_size, interpolation=cv2.INTER_AREA)
-        self.analysis_file.write(np.ascontiguousarray(analysis, dtype=np.uint8).tobytes())
+        analysis_bytes = np.ascontiguousarray(analysis, dtype=np.uint8).tobytes()
+        self.analysis_file.write(analysis_bytes)
         tiny = rgb[:: self.tiny_step, :: self.tiny_step].mean(axis=2).astype(np.uint8)
         score = scene_score(self.previous, tiny)
         refresh = index == 0 or score >= self.cfg.scene_cut_threshold
         reason = "start" if index == 0 else ("scene_change" if refresh else None)
         look = self._glance(frame, np.asarray(rgb, dtype=np.uint8), t, refresh, index)
+        self._row(t, score, refresh, reason, look, held=False)
+        self.last = _Kept(index, analysis_bytes, self._last_glance)
+        self.previous = tiny
+        step = 1.0 / self.cfg.sample_fps
+        self.next_t = max(self.next_t + step, t + step / 2)
+
+    def hold_until(self, end_s: float) -> None:
+        """Keep every sampled time before ``end_s`` (a still stretch the gate did not decode)
+        as a copy of the last decoded frame kept: the same thumbnail (a hard link), analysis
+        frame and glance, scene score 0, no text look."""
+        step = 1.0 / self.cfg.sample_fps
+        while self.cfg.gate and self.last is not None and self.next_t < end_s - 1e-6:
+            if self.out_of_budget(self.next_t):
+                return
+            index = len(self.rows)
+            _link(
+                self.frames_dir / frame_name(self.last.index), self.frames_dir / frame_name(index)
+            )
+            self.analysis_file.write(self.last.analysis)
+            if self.last.glance is not None:
+                self.glance_file.write(self.last.glance)
+            self._row(self.next_t, 0.0, False, None, False, held=True)
+            self.held += 1
+            self.last_held_t = self.next_t
+            self.next_t += step
+
+    def _row(
+        self, t: float, score: float, refresh: bool, reason: str | None, look: bool, held: bool
+    ) -> None:
         self.rows.append(
             {
-                "sample_index": index,
+                "sample_index": len(self.rows),
                 "t_s": t,
                 "scene_score": score,
                 "refresh": refresh,
                 "refresh_reason": reason,
                 "text_look": look,
+                "held": held,
             }
         )
-        self.previous = tiny
-        step = 1.0 / self.cfg.sample_fps
-        self.next_t = max(self.next_t + step, t + step / 2)
 
     def _glance(
         self, frame: av.VideoFrame, rgb: npt.NDArray[np.uint8], t: float, refresh: bool, index: int
@@ -147,7 +201,8 @@ class Sampler:
             return False
         glance = glance_of(rgb)
         self.glance_shape = (int(glance.shape[0]), int(glance.shape[1]))
-        self.glance_file.write(glance.tobytes())
+        self._last_glance = glance.tobytes()
+        self.glance_file.write(self._last_glance)
         if not self.planner.wants(t, glance, refresh):
             return False
         path = self.frames_dir / TEXT_DIR / frame_name(index)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,9 @@ from tasks.sample.frames import (
     FrameFile,
     frame_name,
     read_glances,
+    still_stretches,
 )
+from tasks.sample.gate import Gate, gated_frames, range_of_frame
 from tasks.sample.sampler import SampleConfig, Sampler, Span
 from tasks.sample.text_looks import LookConfig
 from ves.errors import LimitExceeded, SourceInvalid, SourceTruncated
@@ -58,6 +60,9 @@ class SampledFrames:
     glance_shape: tuple[int, int] = (0, 0)
     last_t: float = 0.0  # time of the last frame decoded
     budget_stop_s: float | None = None  # where the compute budget stopped sampling
+    held: int = 0  # sampled times inside still stretches: the last decoded frame stands for them
+    skipped: int = 0  # frames the activity gate did not decode (still stretches)
+    still_spans: tuple[tuple[float, float], ...] = ()  # where frames were held (set on record)
 
     def thumbnail_path(self, sample_index: int) -> Path:
         """The JPEG of a sampled frame (thumbnail size)."""
@@ -173,16 +178,15 @@ def _decode(
     cfg, span = sampler.cfg, sampler.span
     stop = min(cfg.max_duration_s, span.end_s)
     horizon = min(stop, source.duration_s or math.inf) - span.decode_from_s
-    start = _start_of(stream)
     budget = frame_budget(cfg.max_duration_s)  # frames with equal or tiny steps of time
     decoded, last_t = 0, 0.0
-    for n, frame in enumerate(container.decode(stream)):
-        t = _frame_time(frame, start, n, source.fps)
+    for n, (frame, t) in enumerate(_frames(container, stream, source, sampler)):
         if n == 0 and t > span.decode_from_s + _SEEK_SLACK_S:
             raise _SeekMissed
         if t < span.decode_from_s - 1e-6:
             continue  # before the span (decoding from the start of the file)
         if t >= stop - 1e-6:  # the bound is exclusive: [0, max)
+            sampler.hold_until(stop)
             return decoded, last_t, t >= cfg.max_duration_s - 1e-6
         if sampler.wants(t) and sampler.out_of_budget(t):
             return decoded, last_t, True
@@ -196,7 +200,43 @@ def _decode(
             sampler.keep(frame, t)
             if len(sampler.rows) % 25 == 0 and math.isfinite(horizon) and horizon > 0:
                 on_progress(min(1.0, (t - span.decode_from_s) / horizon))
-    return decoded, last_t, False
+    if cfg.gate is None:
+        return decoded, last_t, False
+    # A still stretch to the end of the span or of the stream's packets.
+    end = min(stop, cfg.gate.end_s)
+    sampler.hold_until(end)
+    bounded = stop >= cfg.max_duration_s and cfg.gate.end_s > stop + 1e-6
+    if sampler.held and math.isfinite(end):  # its frames exist up to there, judged still
+        last_t = max(last_t, end - 1.0 / source.fps)
+    return decoded, last_t, bounded
+
+
+def _frames(
+    container: av.container.InputContainer,
+    stream: av.VideoStream,
+    source: SourceInfo,
+    sampler: Sampler,
+) -> Iterator[tuple[av.VideoFrame, float]]:
+    """The decoded frames and their times; with the activity gate, only its ranges', each
+    range's first frame preceded by the held frames of the still stretch before it."""
+    start = _start_of(stream)
+    gate = sampler.cfg.gate
+    if gate is None:
+        for n, frame in enumerate(container.decode(stream)):
+            yield frame, _frame_time(frame, start, n, source.fps)
+        return
+    current: int | None = None
+    stop = min(sampler.cfg.max_duration_s, sampler.span.end_s)
+    frames = gated_frames(container, stream, gate, start, sampler.gated, stop)
+    for n, (frame, fed) in enumerate(frames):
+        t = _frame_time(frame, start, n, source.fps)
+        index = range_of_frame(gate, t, fed)
+        if index is None:
+            continue  # shows a time before its range's keyframe: an open GOP's leading frame
+        if index != current:
+            current = index
+            sampler.hold_until(gate.ranges[index].from_s)
+        yield frame, t
 
 
 def check_complete(source: SourceInfo, decoded: int, last_t: float, bounded: bool) -> None:
@@ -236,20 +276,23 @@ def _result(
         glance_shape=sampler.glance_shape,
         last_t=last_t,
         budget_stop_s=sampler.budget_stop_s,
+        held=sampler.held,
+        skipped=sampler.gated.skipped,
     )
 
 
 @task(name="sample", cache_policy=NONE)
-def sample_task(ctx: RunContext, source: SourceInfo) -> SampledFrames:
-    """Sample the video; writes ``frames.parquet``; returns where the sampled frames are."""
+def sample_task(ctx: RunContext, source: SourceInfo, gate: Gate | None = None) -> SampledFrames:
+    """Sample the video (only ``gate``'s ranges decoded, when given); writes ``frames.parquet``;
+    returns where the sampled frames are."""
     ctx.report("sample")
-    cfg = sample_config(ctx)
+    cfg = sample_config(ctx, gate)
     result = sample_video(source, cfg, ctx.layout.scratch_dir, lambda f: ctx.report("sample", f))
     return record_samples(ctx, result)
 
 
-def sample_config(ctx: RunContext) -> SampleConfig:
-    """The run's sampling settings."""
+def sample_config(ctx: RunContext, gate: Gate | None = None) -> SampleConfig:
+    """The run's sampling settings (``gate``: the activity gate, if the run has one)."""
     settings = ctx.settings
     return SampleConfig(
         ctx.sample_fps,
@@ -261,6 +304,7 @@ def sample_config(ctx: RunContext) -> SampleConfig:
         skip_loop_filter=settings.skip_loop_filter,
         looks=LookConfig(settings.ocr_looks_per_minute, settings.ocr_min_gap_s),
         budget=ctx.budget,
+        gate=gate,
     )
 
 
@@ -271,11 +315,15 @@ def record_samples(ctx: RunContext, result: SampledFrames) -> SampledFrames:
     refreshes = sum(1 for r in result.rows if r["refresh_reason"] == "scene_change")
     looks = sum(1 for r in result.rows if r["text_look"])
     get_run_logger().info(
-        "decoded %d frames, sampled %d (%.1f s processed), %d scene changes, %d kept for text",
+        "decoded %d frames, sampled %d (%.1f s processed), %d scene changes, %d kept for text"
+        "; %d frames in still stretches not decoded, %d sampled times held",
         result.decoded,
         result.count,
         result.processed_s,
         refreshes,
         looks,
+        result.skipped,
+        result.held,
     )
-    return dataclasses.replace(result, rows=())
+    still = tuple(still_stretches(list(result.rows)))
+    return dataclasses.replace(result, rows=(), still_spans=still)

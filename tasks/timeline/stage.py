@@ -11,6 +11,7 @@ from prefect.cache_policies import NONE
 from storage.artifacts.layout import read_rows, write_rows
 from tasks.context import RunContext
 from tasks.detections import TEXT_CLASS
+from tasks.sample.frames import still_stretches
 from tasks.world_state.stage import event_order
 
 _VERBS = {
@@ -54,8 +55,10 @@ def build_timeline(
     refresh_markers: list[dict[str, Any]],
     zones: list[dict[str, Any]],
     objects: list[dict[str, Any]],
+    still: list[tuple[float, float]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Timeline rows (the pure core of the stage), sorted by time, events before markers."""
+    """Timeline rows (the pure core of the stage), sorted by time, events before markers, and
+    the ``still`` stretches (the activity gate's)."""
     events = sorted(events, key=event_order)
     zone_names = {z["zone_id"]: z["name"] for z in zones}
     classes = {o["object_id"]: o["class"] for o in objects}
@@ -75,6 +78,7 @@ def build_timeline(
                 if e["type"] == "text_seen"
                 else _label(e, zone_names, classes)
             ),
+            "end_s": None,
         }
         for e in events
     ]
@@ -89,8 +93,24 @@ def build_timeline(
             "reason": m["reason"],
             "score": m["score"],
             "label": f"world state rebuilt ({m['reason'].replace('_', ' ')})",
+            "end_s": None,
         }
         for m in refresh_markers
+    ]
+    rows += [
+        {
+            "t_s": start,
+            "kind": "still",
+            "event_id": None,
+            "type": None,
+            "object_id": None,
+            "zone_id": None,
+            "reason": "judged still from its keyframes and packet sizes; not decoded",
+            "score": None,
+            "label": f"nothing changes for {end - start:.1f} s (judged still, not decoded)",
+            "end_s": end,
+        }
+        for start, end in still or []
     ]
     # Events keep the causal order the world state gave them; markers follow events at a time.
     return sorted(rows, key=lambda r: (r["t_s"], r["kind"] != "event"))
@@ -111,9 +131,13 @@ def timeline_task(ctx: RunContext) -> int:
     ctx.report("timeline")
     out = ctx.layout.out_dir
 
-    markers = refresh_markers(read_rows(out, "frames"))
+    frames = read_rows(out, "frames")
     rows = build_timeline(
-        read_rows(out, "events"), markers, read_rows(out, "zones"), read_rows(out, "objects")
+        read_rows(out, "events"),
+        refresh_markers(frames),
+        read_rows(out, "zones"),
+        read_rows(out, "objects"),
+        still_stretches(frames),
     )
     write_rows(out, "timeline", rows)
     return len(rows)

@@ -116,15 +116,20 @@ def test_one_window_from_the_live_edge(
     assert spent == pytest.approx(4.0, abs=0.05)
 
 
-@pytest.mark.parametrize("history", [3, 4])
+@pytest.mark.parametrize(("history", "gated"), [(3, False), (4, False), (4, True)])
 def test_follow_publishes_window_after_window_until_the_stream_ends(
     history: int,
+    gated: bool,
     queue_live: QueueLive,
     tmp_path: Path,
     request: pytest.FixtureRequest,
     catalog: Catalog,
     settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Every window's truth holds, with the activity gate (``gated``: each window's file is
+    mapped, its still stretches held) or without."""
+    monkeypatch.setenv("VES_SKIP_STILL", str(gated).lower())
     truth = ground_truth(lobby_scene())
     # Three segments listed: the edge is segment 0, window borders at scene 4, 8, 12, 16 s; four:
     # segment 1, borders at 6, 10, 14, 18 s (the loiterer's dwell, 3.5-9.5 s, spans two).
@@ -168,6 +173,10 @@ def test_follow_publishes_window_after_window_until_the_stream_ends(
     with catalog.read() as conn:
         kept = used(conn, last.tenant_id, "all", "storage_bytes")
     assert kept == sum(int(r.artifacts_bytes or 0) for r in chain[-2:])
+    cost = reader.document(Path(str(last.artifacts_path)), "cost.json")
+    assert cost["activity_gate"]["used"] is gated
+    frames = reader.rows(Path(str(last.artifacts_path)), "frames")
+    assert cost["frames"]["held"] == sum(1 for f in frames if f["held"])
 
 
 def _processed(catalog: Catalog, run: Run) -> float:

@@ -42,8 +42,9 @@ CHUNKED = {"VES_CHUNK_S": "4", "VES_CHUNK_LEAD_S": "2"}
 LEAD_FRAMES = 4 * 2 * 10  # four lead-ins of 2 s at 10 fps, decoded twice
 
 
-@pytest.fixture(params=["whole", "chunks"])
+@pytest.fixture(params=["whole", "chunks", "whole-gated", "chunks-gated"])
 def split(request: pytest.FixtureRequest) -> str:
+    """How the lobby is processed: whole or in chunks, with the activity gate or without."""
     return str(request.param)
 
 
@@ -56,8 +57,9 @@ def lobby_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> tuple[Path, GroundTruth, str]:
     path, truth = lobby
-    for name, value in (CHUNKED if split == "chunks" else {"VES_CHUNK_S": "0"}).items():
+    for name, value in (CHUNKED if split.startswith("chunks") else {"VES_CHUNK_S": "0"}).items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setenv("VES_SKIP_STILL", str(split.endswith("gated")).lower())
     run = queue_upload_run(path)
     published = process_video(ProcessVideoParams(run_id=run.run_id))
     finished = RunStore(catalog).get(run.run_id)
@@ -190,14 +192,23 @@ def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
     cost = reader.document(run_dir, "cost.json")
     assert cost["detector_mode"] == "motion+person+ocr"
     assert cost["fallback"] == {"used": False, "reason": None}
-    lead = LEAD_FRAMES if split == "chunks" else 0  # decoded and looked at twice
+    lead = LEAD_FRAMES if split.startswith("chunks") else 0  # decoded and looked at twice
     assert cost["detectors"]["motion"]["frames"] == cost["frames"]["sampled"] + lead // 2
     assert 1 <= cost["detectors"]["ocr"]["frames"] <= 12  # a bounded number of looks
     # The person detector looked where things moved; the lobby's walkers are coloured blobs.
     assert 0 < cost["detectors"]["person"]["frames"] <= cost["frames"]["sampled"] + lead // 2
     assert {o["class"] for o in reader.rows(run_dir, "objects")} <= {"motion", "text"}
     assert abs(cost["duration_s"] - truth.duration_s) < 0.2
-    assert cost["frames"]["decoded"] == truth.frame_count + lead
+    frames, gate = cost["frames"], cost["activity_gate"]
+    if split.endswith("gated"):  # every frame decoded or skipped as still, none twice
+        assert gate["used"] is True and gate["fallback"] is None
+        assert frames["decoded"] <= truth.frame_count + lead
+        assert frames["decoded"] + frames["skipped"] >= truth.frame_count + lead
+        assert frames["held"] == sum(1 for r in reader.rows(run_dir, "frames") if r["held"])
+    else:
+        assert frames["decoded"] == truth.frame_count + lead
+        assert frames["skipped"] == frames["held"] == 0 and frames["skipped_spans"] == []
+        assert gate == {"used": False, "fallback": None}
     assert cost["frames"]["sampled"] == pytest.approx(truth.duration_s * 5, abs=2)
     assert set(cost["stages"]) == {
         "decode",
@@ -207,7 +218,7 @@ def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
         "world_state",
         "timeline",
         "evidence",
-    } | ({"join"} if split == "chunks" else set())
+    } | ({"join"} if split.startswith("chunks") else set())
     run_id = run_dir.name.removeprefix("run=")
     assert not (settings.work_root / run_id).exists()  # scratch is gone
 

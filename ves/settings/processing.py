@@ -39,6 +39,14 @@ class ProcessingSettings(SettingsGroup):
             " the truth scores either way)."
         ),
     )
+    skip_still: bool = Field(
+        False,
+        description=(
+            "Skip decoding the stretches of a video judged still from its packets and keyframes"
+            " alone (the activity gate, docs/concepts/activity-gate.md); a run's `skip_still`"
+            " option overrides it."
+        ),
+    )
     scene_cut_threshold: float = Field(
         0.3, gt=0, lt=1, description="Scene-change score above which the world state is rebuilt."
     )

@@ -8,9 +8,18 @@ from pathlib import Path
 import pytest
 
 from synthetic import lobby_scene, write_video
-from tasks.chunk.plan import Chunk, keyframe_times, lead_start, plan, plan_chunks, seekable
+from tasks.chunk.plan import (
+    Chunk,
+    borders,
+    keyframe_times,
+    lead_start,
+    plan,
+    plan_chunks,
+    seekable,
+)
 from tasks.context import SourceRef
 from tasks.decode.stage import SourceInfo, decode_source
+from tasks.sample.gate import Gate
 from ves.settings import Settings
 
 EVERY_2S = [float(t) for t in range(0, 60, 2)]
@@ -67,3 +76,15 @@ def test_a_container_without_a_seek_index_is_never_split(tmp_path: Path) -> None
     assert plan_chunks(source, 600.0, chunk_s=60.0, lead_s=5.0) == [Chunk(0, 0.0, 0.0, math.inf)]
     assert seekable("mov,mp4,m4a,3gp,3g2,mj2") and seekable("matroska,webm")
     assert not seekable("mpegts") and not seekable("hls")
+
+
+def test_with_the_activity_gate_borders_move_to_still_keyframes_near_the_multiple() -> None:
+    """Keyframes every 2 s; the gate calls 110-116 s and 236-250 s still: the borders move
+    there (no event is cut, the lead-in costs no decoding) but never further than a quarter
+    chunk, and fall back to the nearest keyframe where nothing near is still."""
+    keyframes = [2.0 * i for i in range(300)]
+    gate = Gate.of_spans([(0.0, 110.0), (116.0, 236.0), (250.0, 600.0)], keyframes, end_s=600.0)
+    still = [t for t in keyframes if gate.is_still(t)]
+    assert still == [110.0, 112.0, 114.0, 236.0, 238.0, 240.0, 242.0, 244.0, 246.0, 248.0]
+    assert borders(keyframes, 600.0, 120.0, still) == [114.0, 240.0, 360.0, 480.0]
+    assert borders(keyframes, 600.0, 120.0) == [120.0, 240.0, 360.0, 480.0]

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tasks.sample.frames import still_stretches
 from tasks.timeline.stage import build_timeline, refresh_markers
 from tests.tasks.world_state.test_stage import STORY, STORY_FRAMES, Names, build
 
@@ -172,3 +173,26 @@ def test_story_timeline_reads_in_causal_order() -> None:
         "walker leaves zone right",
         "walker disappears",
     ]
+
+
+def _frame(t: float, held: bool) -> dict[str, Any]:
+    return {"t_s": t, "held": held, "refresh": t == 0.0, "refresh_reason": None, "scene_score": 0.0}
+
+
+def test_held_frames_make_still_rows_from_the_first_held_to_the_next_decoded() -> None:
+    """A run with the activity gate: frames 1.0-2.5 s and from 4.0 s held (judged still)."""
+    frames = [_frame(i * 0.5, held=(2 <= i <= 5 or i >= 8)) for i in range(10)]
+    still = still_stretches(frames)
+    assert still == [(1.0, 3.0), (4.0, 5.0)]  # the last one to the end of its last frame
+    rows = build_timeline([], [], ZONES, OBJECTS, still)
+    assert [(r["kind"], r["t_s"], r["end_s"]) for r in rows] == [
+        ("still", 1.0, 3.0),
+        ("still", 4.0, 5.0),
+    ]
+    assert rows[0]["label"] == "nothing changes for 2.0 s (judged still, not decoded)"
+
+
+def test_frames_without_the_held_column_make_no_still_rows() -> None:
+    """Runs made before the gate existed (or without it) have no held frames."""
+    frames = [{"t_s": i * 0.5, "refresh": False} for i in range(6)]
+    assert still_stretches(frames) == []

@@ -1,6 +1,6 @@
 """Where an activity map's spans lie (issue 32): raised packets located in time, and spans.
 
-The seam with ``tasks.decode.activity``: that module reads the stream and judges each GOP;
+The seam with ``tasks.activity.map``: that module reads the stream and judges each GOP;
 this one turns the judgements and the packets' sizes into the spans a sampler decodes, each
 starting at a keyframe (decoding starts there) and ending wherever activity and its margin do.
 """

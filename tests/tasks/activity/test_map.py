@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.decode.activity import map_activity
+from tasks.activity.map import map_activity
 from testkit.activity_scenes import (
     Case,
     Encoding,

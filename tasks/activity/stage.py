@@ -1,0 +1,105 @@
+"""The ``map-activity`` task: a run's activity gate, from the activity map of its video file.
+
+With ``skip_still`` on (the run option, else ``VES_SKIP_STILL``), the run maps its file's activity
+(``tasks.activity.map``) before sampling and the sample stage decodes only the active spans
+(``tasks.sample.gate``). Where the stream has no usable keyframe cadence the map falls back:
+every frame is decoded, as without the gate, and ``cost.json`` says why.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prefect import get_run_logger, task
+from prefect.cache_policies import NONE
+
+from tasks.activity.map import ActivityMap, map_activity
+from tasks.context import RunContext
+from tasks.decode.stage import SourceInfo
+from tasks.sample.gate import Gate
+
+STILL_REASON = "keyframes matched and packets stayed at the stream's idle level"
+
+
+@dataclass(frozen=True)
+class GatePlan:
+    """What the gate decided for a run: the gate (None: every frame is decoded) and the
+    ``activity_gate`` block of ``cost.json``."""
+
+    gate: Gate | None
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def off(cls) -> GatePlan:
+        return cls(None, {"used": False, "fallback": None})
+
+
+def still_spans(activity: ActivityMap) -> list[tuple[float, float, str]]:
+    """The still stretches of the map, adjacent still GOPs joined (the complement of its
+    active spans within the stream)."""
+    spans: list[tuple[float, float, str]] = []
+    active = activity.active_spans()
+    cursor = activity.starts_s[0] if activity.starts_s else 0.0
+    end = activity.ends_s[-1] if activity.ends_s else 0.0
+    for start, stop in [*active, (end, end)]:
+        if start > cursor + 1e-6:
+            spans.append((round(cursor, 3), round(start, 3), STILL_REASON))
+        cursor = max(cursor, stop)
+    return spans
+
+
+def plan_gate(activity: ActivityMap) -> GatePlan:
+    """The gate of a video from its activity map (pure)."""
+    summary: dict[str, Any] = {
+        "used": activity.fallback is None,
+        "fallback": activity.fallback,
+        "map_s": round(activity.cost_s, 3),
+        "still_fraction": round(activity.still_fraction, 4),
+        "idle_level": activity.idle_level,
+    }
+    if activity.fallback is not None or not activity.starts_s:
+        summary["still_fraction"] = 0.0
+        return GatePlan(None, summary)
+    end = activity.ends_s[-1] if math.isfinite(activity.ends_s[-1]) else math.inf
+    gate = Gate.of_spans(
+        activity.active_spans(), list(activity.starts_s), still_spans(activity), end
+    )
+    return GatePlan(gate, summary)
+
+
+def gate_for(path: Path) -> GatePlan:
+    """Map ``path``'s activity and plan its gate."""
+    return plan_gate(map_activity(path))
+
+
+@task(name="map-activity", cache_policy=NONE)
+def map_activity_task(ctx: RunContext, source: SourceInfo) -> GatePlan:
+    """Map the video's activity (packets and keyframes only) when the run skips still stretches."""
+    if not ctx.skip_still:
+        return GatePlan.off()
+    plan = gate_for(Path(source.path))
+    logger = get_run_logger()
+    if plan.gate is None:
+        logger.warning("activity gate off for this video: %s", plan.summary["fallback"])
+    else:
+        logger.info(
+            "activity map in %.2f s: %.0f %% of the video judged still, %d decode ranges",
+            plan.summary["map_s"],
+            100 * plan.summary["still_fraction"],
+            len(plan.gate.ranges),
+        )
+    return plan
+
+
+def gate_summary(plan: GatePlan, still_spans: Sequence[tuple[float, float]]) -> dict[str, Any]:
+    """``cost.json``'s ``activity_gate`` block: whether the gate ran (or why it fell back) and
+    what the map cost; and the stretches whose sampled frames were held (judged still)."""
+    skipped = [
+        {"start_s": round(a, 3), "end_s": round(b, 3), "reason": STILL_REASON}
+        for a, b in still_spans
+    ]
+    return {**plan.summary, "skipped_spans": skipped}
