@@ -160,7 +160,7 @@ def map_activity(path: Path, motion: MotionConfig | None = None) -> ActivityMap:
     reason = _no_cadence(gops) or _undecoded(keys)
     if reason is not None:
         return _all_active(gops, fps, reason, time.perf_counter() - started)
-    key_changed = [i > 0 and _changed(keys[i - 1], keys[i], cfg) for i in range(len(gops))]
+    key_changed = [i > 0 and keyframe_changed(keys[i - 1], keys[i], cfg) for i in range(len(gops))]
     window = max(1, round(SHORTEST_EVENT_S * fps))
     busy = [g.busiest(window) for g in gops]
     level = _idle_level(busy, key_changed)
@@ -256,12 +256,12 @@ def _undecoded(keys: list[Grey | None]) -> str | None:
     return None
 
 
-def _changed(previous: Grey | None, current: Grey | None, cfg: MotionConfig) -> bool:
+def keyframe_changed(previous: Grey | None, current: Grey | None, cfg: MotionConfig) -> bool:
     """Whether the motion detector, or the text looks' test, would see a change between two
     keyframes."""
     if previous is None or current is None or previous.shape != current.shape:
         return True
-    if _glance_changed(previous, current):
+    if glance_changed(previous, current):
         return True
     before = to_planes(previous, cfg.blur_sigma)
     after = to_planes(current, cfg.blur_sigma)
@@ -281,7 +281,7 @@ def _glance(frame: Grey) -> npt.NDArray[np.uint8]:
     return np.asarray(np.clip(small, 0, 255), dtype=np.uint8)
 
 
-def _glance_changed(previous: Grey, current: Grey) -> bool:
+def glance_changed(previous: Grey, current: Grey) -> bool:
     """Whether a cell of the glance changed as much as the text looks' own test asks before
     the OCR looks again (``LookConfig.changed_level``). A sign put up is often too thin or too
     faint for the motion detector's test (an outlined caption: measured on random scene

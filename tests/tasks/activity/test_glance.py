@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from synthetic.signs import sign_patch
-from tasks.activity.map import _changed, _glance_changed
+from tasks.activity.map import glance_changed, keyframe_changed
 from tasks.detect.detectors.motion import MotionConfig
 
 Frame = npt.NDArray[np.uint8]
@@ -46,10 +46,10 @@ def _with_sign(frame: Frame) -> Frame:
 
 def test_an_outlined_sign_is_a_change_of_the_keyframe_though_motion_misses_it() -> None:
     before, after = _small(_backdrop(3)), _small(_with_sign(_backdrop(3)))
-    assert _changed(before, after, MotionConfig())
-    assert _glance_changed(before, after)
-    with mock.patch("tasks.activity.map._glance_changed", return_value=False):
-        assert not _changed(before, after, MotionConfig())  # the motion test alone misses it
+    assert keyframe_changed(before, after, MotionConfig())
+    assert glance_changed(before, after)
+    with mock.patch("tasks.activity.map.glance_changed", return_value=False):
+        assert not keyframe_changed(before, after, MotionConfig())  # motion alone misses it
 
 
 def test_noise_alone_is_no_change() -> None:
@@ -57,5 +57,5 @@ def test_noise_alone_is_no_change() -> None:
     rng = np.random.default_rng(5)
     before = _backdrop(3)
     again = np.clip(before + rng.normal(0, 3.0, before.shape), 0, 255).astype(np.uint8)
-    assert not _glance_changed(_small(before), _small(again))
-    assert not _changed(_small(before), _small(again), MotionConfig())
+    assert not glance_changed(_small(before), _small(again))
+    assert not keyframe_changed(_small(before), _small(again), MotionConfig())
