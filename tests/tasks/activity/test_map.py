@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize("case", truth_cases(), ids=lambda case: case.name)
 def test_every_planted_event_lies_in_an_active_span(
-    tmp_path: Path, case: Case, record_property: pytest.RecordProperty
+    tmp_path: Path, case: Case, record_property: Callable[[str, object], None]
 ) -> None:
     path = tmp_path / "scene.mkv"
     write_scene(path, case.seconds, list(case.events), case.enc)
