@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 Point = tuple[float, float]
 FloatT = TypeVar("FloatT", bound=np.floating[Any])
+FloatArray = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True)
@@ -162,3 +163,37 @@ def suppress_overlaps(
         kept.append(best)
         order = order[box_iou(plane[best], plane[order])[0] <= iou]
     return np.asarray(kept, dtype=np.int64)
+
+
+# When the boxes a detector found in a frame agree with a motion box (the class vote of
+# ``tasks.track.classes``, and the person detector's chains of ``tasks.detect``, which must
+# judge a look the way the vote will): each found box lies mostly inside it, and together
+# they span most of its width.
+INSIDE = 0.5  # share of the person's box inside the motion box for a look to agree
+MIN_WIDTH_COVER = 0.5  # share of the motion box's width the people inside must span together
+
+
+def width_cover(inner: FloatArray, outer: FloatArray) -> float:
+    """Share of ``outer``'s ``(4,)`` width that the union of the ``inner`` ``(N, 4)`` boxes'
+    horizontal extents (clipped to ``outer``) spans."""
+    width = float(outer[2] - outer[0])
+    if width <= 0 or not len(inner):
+        return 0.0
+    spans = np.clip(inner[:, [0, 2]], outer[0], outer[2])
+    spans = spans[np.argsort(spans[:, 0])]
+    covered, reach = 0.0, float(outer[0])
+    for left, right in spans.tolist():
+        covered += max(0.0, right - max(left, reach))
+        reach = max(reach, right)
+    return covered / width
+
+
+def explained_rows(
+    inside: npt.NDArray[np.bool_], hits: FloatArray, boxes: FloatArray
+) -> npt.NDArray[np.bool_]:
+    """Per box of ``boxes`` ``(B, 4)``: the ``hits`` ``(H, 4)`` inside it (``inside`` ``(H, B)``)
+    span at least ``MIN_WIDTH_COVER`` of its width."""
+    return np.asarray(
+        [width_cover(hits[inside[:, b]], boxes[b]) >= MIN_WIDTH_COVER for b in range(len(boxes))],
+        dtype=bool,
+    )

@@ -200,11 +200,12 @@ def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
     assert {o["class"] for o in reader.rows(run_dir, "objects")} <= {"motion", "text"}
     assert abs(cost["duration_s"] - truth.duration_s) < 0.2
     frames, gate = cost["frames"], cost["activity_gate"]
-    if split.endswith("gated"):  # every frame decoded or skipped as still, none twice
-        assert gate["used"] is True and gate["fallback"] is None
-        assert frames["decoded"] <= truth.frame_count + lead
-        assert frames["decoded"] + frames["skipped"] >= truth.frame_count + lead
-        assert frames["held"] == sum(1 for r in reader.rows(run_dir, "frames") if r["held"])
+    if split.endswith("gated"):
+        # The lobby is busy from end to end: too few idle GOPs to learn the stream's idle
+        # level from, so the gate decodes everything and says why.
+        assert gate["used"] is False and "idle level" in gate["fallback"]
+        assert frames["decoded"] == truth.frame_count + lead
+        assert frames["skipped"] == frames["held"] == 0
     else:
         assert frames["decoded"] == truth.frame_count + lead
         assert frames["skipped"] == frames["held"] == 0 and frames["skipped_spans"] == []

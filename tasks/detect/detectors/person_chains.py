@@ -11,7 +11,7 @@ so the detector follows its boxes itself, frame to frame:
   box linked to two (a merge), two boxes linked to one (a split), a box with no box before it
   (new, or back after an occlusion: a frame without the box ends its chain) starts a new chain.
 * SETTLED. A chain is settled once its last ``settle_looks`` real looks were all explained by
-  people (by the vote's own rule, ``tasks.track.classes.explained_rows``), or its last
+  people (by the vote's own rule, ``tasks.geometry.explained_rows``), or its last
   ``settle_not_looks`` all not: HOG misses a turned or half-hidden person far more often than it
   fires on something else (recall 0.73 against precision 0.98 a look on the street clip). A
   settled chain is not looked at while its box keeps its size (within ``resize``) and less than
@@ -34,8 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from tasks.geometry import inside_share
-from tasks.track.classes import INSIDE, explained_rows
+from tasks.geometry import INSIDE, explained_rows, inside_share
 
 FloatArray = npt.NDArray[np.float32]
 

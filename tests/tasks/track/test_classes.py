@@ -12,7 +12,8 @@ import pytest
 
 from tasks.detect.detectors.person import PersonConfig
 from tasks.detections import Detections, detections_to_table
-from tasks.track.classes import ClassVote, vote_classes, width_cover
+from tasks.geometry import width_cover
+from tasks.track.classes import ClassVote, vote_classes
 from tasks.track.stage import track_table
 from tasks.world_state.parts import class_votes, part_of
 from tasks.world_state.stage import WorldConfig, build_world_state
