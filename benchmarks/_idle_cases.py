@@ -11,11 +11,13 @@ times and their ratios to the plain decode (targets: <= 0.35x at 20 %, <= 0.15x 
 on), the frames decoded and skipped and the seconds skipped (cost.json's ``frames``, when the
 run reports them), the recall of the planted events off and on (``benchmarks/_idle_recall.py``
 defines it) and the largest move of an event's first or last seen between off and on (target:
-within one sample interval). Then per case the events missed, and those a skipped span covers.
+within one sample interval). Then per case the slowest stages, the events missed, and those a
+skipped span covers. Each run's result (cost.json, rows) is kept in benchmarks/.cache/idle-runs.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise, product
@@ -34,6 +36,7 @@ _TEN_MIN = tuple(
 )
 IDLE_CASES = {"idle": _TEN_MIN, "idle-short": tuple(replace(c, seconds=60) for c in _TEN_MIN)}
 DEFAULT_IDLE = (IdleSpec(600, 0.2),)  # the issue's 20 % target, in the default set
+RUNS = Path(__file__).resolve().parent / ".cache" / "idle-runs"
 TARGETS = {0.05: 0.15, 0.2: 0.35}  # flow with the gate on / plain decode (issue 32)
 
 
@@ -73,6 +76,9 @@ def measure_gate(path: Path, scene: IdleScene, tiny: Path, detector: str, on: bo
         path, tiny, {"detector": detector}, timeout_s=timeout_s, settings=settings, rows=True
     )
     rows = result["rows"]
+    RUNS.mkdir(parents=True, exist_ok=True)  # kept to score again when the definition changes
+    kept = RUNS / f"{Path(scene.idle.filename).stem}-{'on' if on else 'off'}.json"
+    kept.write_text(json.dumps(result))
     interval_s = _sample_interval(rows["frames"])
     found = find_events(scene, rows["detections"], rows["frames"], interval_s)
     cost = result["cost"]

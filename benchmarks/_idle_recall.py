@@ -16,11 +16,12 @@ from synthetic import GroundTruth
 #     text) at a sampled time t within the event's time, widened by one sample interval each
 #     side, whose box overlaps the event's planted box at t (at its nearest frame when t falls in
 #     the widening); the sign's time runs from its appearance to the end;
-#   - the light: some sampled frame within one sample interval of the switch whose scene score
-#     (how much it differs from the sampled frame before, brightness matched) is at least
-#     ``LIGHT_SCORE``: the pipeline takes a light for no object, so its change is all there is.
+#   - the light: the pipeline takes a light for no object (its scene score matches brightness
+#     first), so its change is all there is: some sampled frame within one sample interval of the
+#     switch, decoded (not held), whose scene score stands above every score of the sampled
+#     frames in the ``LIGHT_BEFORE_S`` before it (the still room's own noise and GOP pulses).
 # Its first and last seen are the first and last such times (the light's: the highest-scoring).
-LIGHT_SCORE = 0.01
+LIGHT_BEFORE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -70,11 +71,17 @@ def _overlaps(
 def _light_seen(
     event: PlantedEvent, frames: Sequence[Mapping[str, Any]], interval_s: float
 ) -> Sighting | None:
-    """The sampled frame near the switch that changed most, if it changed enough."""
+    """The decoded sampled frame near the switch that changed most, if it stands out."""
+    start = event.start_s
     near = [
         (float(f["scene_score"]), float(f["t_s"]))
         for f in frames
-        if abs(float(f["t_s"]) - event.start_s) <= interval_s + 1e-6
+        if abs(float(f["t_s"]) - start) <= interval_s + 1e-6 and not f.get("held")
+    ]
+    before = [
+        float(f["scene_score"])
+        for f in frames
+        if start - LIGHT_BEFORE_S <= float(f["t_s"]) < start - interval_s - 1e-6
     ]
     score, t = max(near, default=(0.0, 0.0))
-    return Sighting(t, t) if score >= LIGHT_SCORE else None
+    return Sighting(t, t) if near and score > max(before, default=0.0) else None

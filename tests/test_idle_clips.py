@@ -90,5 +90,8 @@ def test_recall_finds_an_event_by_place_and_time(scene: IdleScene) -> None:
         found = find_events(scene, detections, [], interval)
         assert (found["walker"] is not None) == expected, detections
     light = next(e for e in scene.events if e.kind == "light")
-    frames = [{"t_s": light.start_s + 0.1, "scene_score": 0.05}]
-    assert find_events(scene, [], frames, interval)["light"] is not None
+    still = [{"t_s": light.start_s - 1.0, "scene_score": 0.02}]
+    for score, held, expected in ((0.05, False, True), (0.01, False, False), (0.05, True, False)):
+        frames = [*still, {"t_s": light.start_s + 0.1, "scene_score": score, "held": held}]
+        light_seen = find_events(scene, [], frames, interval)["light"]
+        assert (light_seen is not None) == expected, (score, held)
