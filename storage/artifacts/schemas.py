@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 4  # 3: objects.colour, objects.colour_confidence; 4: identities (tracks, objects)
+SCHEMA_VERSION = 5  # 3: objects.colour, objects.colour_confidence; 4: identities (tracks, objects);
+# 5: frames.held, timeline.end_s and its still rows (the activity gate)
 
 _BOX = pa.list_(pa.float32(), 4)
 _IDS = pa.list_(pa.string())

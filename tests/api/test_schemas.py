@@ -21,6 +21,7 @@ from api.schemas.artifacts import (
     ObjectPublic,
     RefreshMarker,
     RelationPublic,
+    StillStretch,
     TimelineEntry,
     ZonePublic,
 )
@@ -34,20 +35,28 @@ CASES: list[tuple[type[BaseModel], pa.Schema, dict[str, str], set[str], dict[str
     (ZonePublic, schemas.ZONES, {}, set(), {}),
     (EventPublic, schemas.EVENTS, {}, set(), {}),
     (RelationPublic, schemas.RELATIONS, {}, set(), {}),
-    # Timeline rows are events or refresh markers (``kind``); an event's id and type are set.
+    # Timeline rows are events, refresh markers or still stretches (``kind``); an event's id
+    # and type are set; a still stretch runs from ``t_s`` (its ``start_s``) to ``end_s``.
     (
         TimelineEntry,
         schemas.TIMELINE,
         {"confidence": "score"},
-        {"kind", "reason"},
+        {"kind", "reason", "end_s"},
         {"event_id": "str", "type": "str", "score": "float"},
     ),
     (
         RefreshMarker,
         schemas.TIMELINE,
         {},
-        {"kind", "event_id", "type", "object_id", "zone_id", "label"},
+        {"kind", "event_id", "type", "object_id", "zone_id", "label", "end_s"},
         {"reason": "str", "score": "float"},
+    ),
+    (
+        StillStretch,
+        schemas.TIMELINE,
+        {"start_s": "t_s"},
+        {"kind", "event_id", "type", "object_id", "zone_id", "label", "score"},
+        {"reason": "str", "end_s": "float"},
     ),
     # frames: thumbnails are answered as URLs the caller can fetch, not paths in the run;
     # review_notes: people's notes (from the catalog) are added as served, with their verdict.

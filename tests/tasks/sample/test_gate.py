@@ -46,9 +46,13 @@ class Move:
     y: int = 60
     size: int = 28
     stays: bool = False
+    thin: bool = False  # a sign of thin strokes: too thin for the motion detector's opening
 
     def paint(self, frame: npt.NDArray[np.float32], t: float) -> None:
-        if self.stays and t >= self.t0:
+        if self.thin and t >= self.t0:
+            for row in range(self.y, self.y + self.size, 6):  # lines of text, 1 px strokes
+                frame[row, 200 : 200 + 3 * self.size : 2] += 60.0
+        elif self.stays and t >= self.t0:
             frame[self.y : self.y + self.size, 220 : 220 + 2 * self.size] = 235.0
         elif not self.stays and self.t0 <= t <= self.t1:
             x = int((t - self.t0) / max(self.t1 - self.t0, 1e-6) * (SIZE[0] - self.size))
@@ -113,6 +117,7 @@ class Pair:
 CASES = {
     "passes-2s-gop": (40.0, [Move(9.3, 10.1), Move(24.7, 27.5, y=100, size=50)], 2.0, False),
     "bframes-sign": (40.0, [Move(6.1, 7.0), Move(21.4, 0.0, stays=True)], 2.0, True),
+    "thin-sign": (40.0, [Move(7.2, 8.0), Move(23.3, 0.0, stays=True, thin=True)], 2.0, True),
     "between-keyframes-5s-gop": (60.0, [Move(16.2, 16.8), Move(41.0, 43.5)], 5.0, True),
     "hevc": (40.0, [Move(11.5, 12.6), Move(27.2, 29.0, y=90, size=40)], 2.0, True),
     "mpeg-ts": (40.0, [Move(13.3, 14.0), Move(30.5, 31.5)], 2.0, True),
@@ -203,6 +208,6 @@ def test_the_cost_summary_lists_the_still_stretches_within_what_was_processed(
     still = sum(s["end_s"] - s["start_s"] for s in spans)
     assert math.isclose(still / pair.gated.processed_s, summary["still_fraction"], abs_tol=0.05)
     for move in pair.moves:  # no still stretch holds a planted change
-        changing = (move.t0, move.t0 + 1 / FPS) if move.stays else (move.t0, move.t1)
+        changing = (move.t0, move.t0 + 1 / FPS) if move.stays or move.thin else (move.t0, move.t1)
         for span in spans:
             assert changing[1] <= span["start_s"] or changing[0] >= span["end_s"], (move, span)
