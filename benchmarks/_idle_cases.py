@@ -18,7 +18,7 @@ skipped span covers. Each run's result (cost.json, rows) is kept in benchmarks/.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise, product
 from pathlib import Path
@@ -26,7 +26,6 @@ from typing import Any
 
 from benchmarks._idle import IdleScene, IdleSpec, make_idle_clip
 from benchmarks._idle_recall import Sighting, find_events
-from benchmarks.pipeline import DEFAULT_MODE, measure_in_child, plain_decode
 
 _TEN_MIN = tuple(
     IdleSpec(600, active, gop_s, bframes, noisy)
@@ -36,6 +35,18 @@ _TEN_MIN = tuple(
 )
 IDLE_CASES = {"idle": _TEN_MIN, "idle-short": tuple(replace(c, seconds=60) for c in _TEN_MIN)}
 DEFAULT_IDLE = (IdleSpec(600, 0.2),)  # the issue's 20 % target, in the default set
+
+
+@dataclass(frozen=True)
+class Measures:
+    """How ``benchmarks/pipeline.py`` measures (passed in: it imports this module): its plain
+    decode of a file, its flow run in a fresh process, and the tiny clip that warms Prefect."""
+
+    decode: Callable[[Path], tuple[float, int]]
+    flow: Callable[..., dict[str, Any]]
+    tiny: Path
+
+
 RUNS = Path(__file__).resolve().parent / ".cache" / "idle-runs"
 TARGETS = {0.05: 0.15, 0.2: 0.35}  # flow with the gate on / plain decode (issue 32)
 
@@ -68,12 +79,19 @@ def _span(span: Any) -> tuple[float, float]:
     return span[0], span[1]
 
 
-def measure_gate(path: Path, scene: IdleScene, tiny: Path, detector: str, on: bool) -> GateRun:
+def measure_gate(
+    path: Path, scene: IdleScene, measures: Measures, detector: str, on: bool
+) -> GateRun:
     """The flow on ``path`` with the gate ``on`` or off, scored against the planted events."""
     settings = {"VES_SKIP_STILL": "true" if on else "false"}
     timeout_s = max(600.0, 4 * scene.idle.seconds)
-    result = measure_in_child(
-        path, tiny, {"detector": detector}, timeout_s=timeout_s, settings=settings, rows=True
+    result = measures.flow(
+        path,
+        measures.tiny,
+        {"detector": detector},
+        timeout_s=timeout_s,
+        settings=settings,
+        rows=True,
     )
     rows = result["rows"]
     RUNS.mkdir(parents=True, exist_ok=True)  # kept to score again when the definition changes
@@ -159,22 +177,24 @@ def print_misses(row: IdleRow) -> None:
         print(f"{label}: {name} seen {move:.2f} s apart off and on (> one sample interval)")
 
 
-def measure_idle(idle: IdleSpec, fresh: bool, tiny: Path, detector: str) -> IdleRow:
+def measure_idle(idle: IdleSpec, fresh: bool, measures: Measures, detector: str) -> IdleRow:
     """The plain decode and the flow with the gate off and on, on one idle clip."""
     path, scene = make_idle_clip(idle, fresh)
-    decode_s, _ = plain_decode(path)
-    off = measure_gate(path, scene, tiny, detector, on=False)
-    on = measure_gate(path, scene, tiny, detector, on=True)
+    decode_s, _ = measures.decode(path)
+    off = measure_gate(path, scene, measures, detector, on=False)
+    on = measure_gate(path, scene, measures, detector, on=True)
     return IdleRow(scene, decode_s, off, on)
 
 
-def run_idle_cases(cases: Sequence[IdleSpec], fresh: bool, tiny: Path, detector: str) -> None:
+def run_idle_cases(
+    cases: Sequence[IdleSpec], fresh: bool, measures: Measures, detector: str
+) -> None:
     """Every idle case, each line printed as soon as it is measured, then what was missed."""
-    print(f"\nidle-heavy cases, detector `{detector or DEFAULT_MODE}`, gate off and on")
+    print(f"\nidle-heavy cases, detector `{detector}`, gate off and on")
     print(TABLE_HEAD, flush=True)
     rows = []
     for idle in cases:
-        rows.append(measure_idle(idle, fresh, tiny, detector or DEFAULT_MODE))
+        rows.append(measure_idle(idle, fresh, measures, detector))
         print(idle_line(rows[-1]), flush=True)
     for row in rows:
         print_misses(row)

@@ -49,6 +49,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._clips import ClipSpec, make_clip
+from benchmarks._idle_cases import DEFAULT_IDLE, IDLE_CASES, Measures, run_idle_cases
 from synthetic import demo_scene, scale_scene, write_video
 
 if TYPE_CHECKING:
@@ -379,6 +380,11 @@ def run_clip(path: Path, detector: str) -> None:
     print(f"flow / plain decode: {row.flow['flow_s'] / row.decode_s:.2f}")
 
 
+def idle_measures(fresh: bool) -> Measures:
+    """This module's ways of measuring, for the idle cases (``benchmarks/_idle_cases.py``)."""
+    return Measures(plain_decode, measure_in_child, clip(2, fresh))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument(
@@ -396,20 +402,15 @@ def main() -> None:
     elif args.clip:
         run_clip(args.clip.resolve(), args.detector)
     elif args.cases.startswith("idle"):
-        # Imported here: the idle cases measure with this module's functions.
-        from benchmarks._idle_cases import IDLE_CASES, run_idle_cases
-
         chosen_idle = tuple(c for c in IDLE_CASES[args.cases] if args.only in c.label)
-        run_idle_cases(chosen_idle, args.fresh, clip(2, args.fresh), args.detector)
+        run_idle_cases(chosen_idle, args.fresh, idle_measures(args.fresh), args.detector)
     else:
         cases = DEFAULT_CASES if args.cases == "default" else ALL_CASES
         chosen = tuple(c for c in cases if args.only in f"{c.clip.label} {c.detector}")
         run_cases(chosen, args.fresh)
-        from benchmarks._idle_cases import DEFAULT_IDLE, run_idle_cases
-
         idle = tuple(c for c in DEFAULT_IDLE if args.only in c.label)
         if args.cases == "default" and idle:
-            run_idle_cases(idle, args.fresh, clip(2, False), DEFAULT_MODE)
+            run_idle_cases(idle, args.fresh, idle_measures(False), DEFAULT_MODE)
 
 
 if __name__ == "__main__":
