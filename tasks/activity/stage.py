@@ -38,20 +38,6 @@ class GatePlan:
         return cls(None, {"used": False, "fallback": None})
 
 
-def still_spans(activity: ActivityMap) -> list[tuple[float, float, str]]:
-    """The still stretches of the map, adjacent still GOPs joined (the complement of its
-    active spans within the stream)."""
-    spans: list[tuple[float, float, str]] = []
-    active = activity.active_spans()
-    cursor = activity.starts_s[0] if activity.starts_s else 0.0
-    end = activity.ends_s[-1] if activity.ends_s else 0.0
-    for start, stop in [*active, (end, end)]:
-        if start > cursor + 1e-6:
-            spans.append((round(cursor, 3), round(start, 3), STILL_REASON))
-        cursor = max(cursor, stop)
-    return spans
-
-
 def plan_gate(activity: ActivityMap) -> GatePlan:
     """The gate of a video from its activity map (pure)."""
     summary: dict[str, Any] = {
@@ -66,7 +52,7 @@ def plan_gate(activity: ActivityMap) -> GatePlan:
         return GatePlan(None, summary)
     end = activity.ends_s[-1] if math.isfinite(activity.ends_s[-1]) else math.inf
     gate = Gate.of_spans(
-        activity.active_spans(), list(activity.starts_s), still_spans(activity), end
+        activity.active_spans(), list(activity.starts_s), activity.still_spans(), end
     )
     return GatePlan(gate, summary)
 

@@ -134,8 +134,9 @@ def _join_report(ordered: Sequence[ChunkResult]) -> DetectReport:
     report.ran = [name for name in ordered[0].report.ran if name not in report.failures]
     for name in report.ran:
         stats = [r.report.detectors[name] for r in ordered if name in r.report.detectors]
+        counts = dict.fromkeys(key for s in stats for key in s if key not in ("boxes", "seconds"))
         report.detectors[name] = {
-            "frames": sum(s["frames"] for s in stats),
+            **{key: sum(s.get(key, 0) for s in stats) for key in counts},  # frames, looks ...
             "boxes": 0,
             "seconds": round(sum(s["seconds"] for s in stats), 4),
         }

@@ -35,6 +35,7 @@ from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field
 
 from tasks.detect.detectors.base import FrameView
+from tasks.detect.detectors.person_chains import LookPlanner
 from tasks.detections import Detections
 from tasks.geometry import suppress_overlaps
 
@@ -60,6 +61,13 @@ class PersonConfig(BaseModel):
         hit_threshold: SVM margin a window needs (0: OpenCV's default boundary).
         pyramid_scale: step between the pyramid's levels.
         iou: hits of one frame overlapping a better one by more than this are duplicates.
+        settle_looks: a box followed over frames whose last this many looks all found it a
+            person is not looked at again until it splits, merges, vanishes or changes size by
+            more than ``resize`` (``tasks.detect.detectors.person_chains``); 0 looks at every
+            box.
+        settle_not_looks: the same for a box whose last this many looks all found no person.
+        resize: relative change of a settled box's width or height that brings a look back.
+        recheck_s: a settled box is looked at again this long after its last look (0: never).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -71,6 +79,10 @@ class PersonConfig(BaseModel):
     hit_threshold: float = 0.0
     pyramid_scale: float = Field(1.1, gt=1.0, le=2.0)
     iou: float = Field(0.5, gt=0.0, le=1.0)
+    settle_looks: int = Field(3, ge=0)
+    settle_not_looks: int = Field(6, ge=1)
+    resize: float = Field(0.25, ge=0.0)
+    recheck_s: float = Field(1.0, ge=0.0)
 
 
 @lru_cache(maxsize=1)
@@ -134,15 +146,39 @@ class PersonDetector:
     def __init__(self, config: PersonConfig) -> None:
         self.config = config
         self.frames_seen = 0
+        self.planner = self._planner()
+
+    def _planner(self) -> LookPlanner:
+        cfg = self.config
+        return LookPlanner(cfg.settle_looks, cfg.resize, cfg.recheck_s, cfg.settle_not_looks)
+
+    @property
+    def looks(self) -> int:
+        """Motion boxes looked at by the last ``detect``."""
+        return self.planner.looks
+
+    @property
+    def carried(self) -> int:
+        """Motion boxes answered from their settled chain by the last ``detect``."""
+        return self.planner.carried
 
     def _frame(self, view: FrameView) -> tuple[FloatArray, FloatArray]:
         boxes = view.motion.boxes
         tall = boxes[(boxes[:, 3] - boxes[:, 1]) >= self.config.min_height]
+        chains = self.planner.follow(view.index, tall)
         if not len(tall):
             return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
-        self.frames_seen += 1
-        grey = read_grey(view)
-        found = [people_in_box(grey, box, self.config) for box in tall]
+        found, grey = [], None
+        for chain in chains:
+            if self.config.settle_looks and self.planner.settled(chain, view.t_s):
+                found.append(self.planner.carry(chain))
+                continue
+            if grey is None:
+                self.frames_seen += 1
+                grey = read_grey(view)
+            people, scores = people_in_box(grey, chain.box, self.config)
+            self.planner.looked(chain, view.t_s, people, scores)
+            found.append((people, scores))
         people = np.concatenate([f[0] for f in found])
         scores = np.concatenate([f[1] for f in found])
         keep = suppress_overlaps(people, scores, self.config.iou)
@@ -150,6 +186,7 @@ class PersonDetector:
 
     def detect(self, frames: Sequence[FrameView]) -> Detections:
         self.frames_seen = 0
+        self.planner = self._planner()
         boxes, scores, index, times = [], [], [], []
         for view in frames:
             people, score = self._frame(view)

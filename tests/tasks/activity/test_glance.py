@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from synthetic.signs import sign_patch
-from tasks.activity.map import _changed, _glance_changed
+from tasks.activity.map import glance_changed, keyframe_changed, packets_blind
 from tasks.detect.detectors.motion import MotionConfig
 
 Frame = npt.NDArray[np.uint8]
@@ -46,10 +46,10 @@ def _with_sign(frame: Frame) -> Frame:
 
 def test_an_outlined_sign_is_a_change_of_the_keyframe_though_motion_misses_it() -> None:
     before, after = _small(_backdrop(3)), _small(_with_sign(_backdrop(3)))
-    assert _changed(before, after, MotionConfig())
-    assert _glance_changed(before, after)
-    with mock.patch("tasks.activity.map._glance_changed", return_value=False):
-        assert not _changed(before, after, MotionConfig())  # the motion test alone misses it
+    assert keyframe_changed(before, after, MotionConfig())
+    assert glance_changed(before, after)
+    with mock.patch("tasks.activity.map.glance_changed", return_value=False):
+        assert not keyframe_changed(before, after, MotionConfig())  # motion alone misses it
 
 
 def test_noise_alone_is_no_change() -> None:
@@ -57,5 +57,17 @@ def test_noise_alone_is_no_change() -> None:
     rng = np.random.default_rng(5)
     before = _backdrop(3)
     again = np.clip(before + rng.normal(0, 3.0, before.shape), 0, 255).astype(np.uint8)
-    assert not _glance_changed(_small(before), _small(again))
-    assert not _changed(_small(before), _small(again), MotionConfig())
+    assert not glance_changed(_small(before), _small(again))
+    assert not keyframe_changed(_small(before), _small(again), MotionConfig())
+
+
+def test_a_stream_whose_packets_do_not_rise_with_change_falls_back() -> None:
+    """Where the keyframes changed, a rate-capped stream's packets stayed at the idle level:
+    the packet test cannot be trusted between keyframes there, so nothing is skipped."""
+    changed = [False, True, False, True, False, True, False, True]  # changes in GOPs 0, 2, 4, 6
+    capped = [100.0, 90.0, 130.0, 95.0, 98.0, 92.0, 101.0, 97.0]  # only GOP 2 rose
+    assert "1 of 4" in (packets_blind(capped, changed, level=120.0) or "")
+    steady = [300.0, 90.0, 310.0, 95.0, 98.0, 92.0, 290.0, 97.0]  # 3 of 4 rose
+    assert packets_blind(steady, changed, level=120.0) is None
+    few = [False, True, False, False, False, False, False, False]  # too few to judge by
+    assert packets_blind(capped, few, level=120.0) is None
