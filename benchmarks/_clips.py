@@ -78,18 +78,20 @@ def make_clip(clip: ClipSpec, fresh: bool = False) -> Path:
     return path
 
 
-def _frames(spec: SceneSpec) -> Iterator[av.VideoFrame]:
-    """Every frame as yuv420p with pts = index, rendered a few ahead on a worker thread."""
+def rendered_frames(spec: SceneSpec, indices: range | None = None) -> Iterator[av.VideoFrame]:
+    """The frames ``indices`` of ``spec`` (default: all) as yuv420p, pts counted from 0 at the
+    first, rendered a few ahead on a worker thread (``benchmarks/_idle.py`` encodes pieces)."""
+    chosen = range(spec.frame_count) if indices is None else indices
 
     def render(index: int) -> av.VideoFrame:
         frame = av.VideoFrame.from_ndarray(render_frame(spec, index), format="rgb24")
         frame = frame.reformat(format="yuv420p")
-        frame.pts = index
+        frame.pts = index - chosen.start
         return frame
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending: deque[Future[av.VideoFrame]] = deque()
-        for index in range(spec.frame_count):
+        for index in chosen:
             pending.append(pool.submit(render, index))
             if len(pending) > _PREFETCH:
                 yield pending.popleft().result()
@@ -111,7 +113,7 @@ def _encode(spec: SceneSpec, path: Path, bframes: bool) -> None:
         stream.time_base = Fraction(1, spec.fps)
         if spec.bitrate is not None:
             stream.bit_rate = spec.bitrate
-        for frame in _frames(spec):
+        for frame in rendered_frames(spec):
             out.mux(stream.encode(frame))
         out.mux(stream.encode(None))
 

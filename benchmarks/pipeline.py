@@ -1,6 +1,7 @@
 """The process-video flow against a plain decode and a naive user script, in the same run.
 
-    .venv/bin/python benchmarks/pipeline.py [--cases default|all] [--only 1080p] [--fresh]
+    .venv/bin/python benchmarks/pipeline.py [--cases default|all|idle|idle-short] [--only 1080p]
+        [--fresh]
     .venv/bin/python benchmarks/pipeline.py --clip PATH [--detector MODE]
 
 Each case is a synthetic clip (60 s or 10 min; 720p or 1080p; H.264 with x264's default
@@ -19,8 +20,11 @@ the flow's three slowest stages per case (from cost.json), the memory of each 10
 against its 60 s run, and what each way of decoding less costs on each clip (every frame,
 non-reference frames skipped, and no deblocking filter, every B-frame skipped) against the plain
 decode. The default cases take about a quarter of an hour here; ``--cases all``
-is the whole matrix (32 cases, hours). With ``--clip`` the last line printed is the ratio
-flow / plain decode.
+is the whole matrix (32 cases, hours). ``--cases idle`` (and ``idle-short``, 60 s clips) are
+issue 32's idle-heavy clips with planted events, the flow with the activity gate off and on
+against the plain decode, and the recall of the events (``benchmarks/_idle_cases.py``); the
+default set ends with one of them (10 min, 20 % active). With ``--clip`` the last line printed
+is the ratio flow / plain decode.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._clips import ClipSpec, make_clip
+from benchmarks._idle_cases import DEFAULT_IDLE, IDLE_CASES, Measures, run_idle_cases
 from synthetic import demo_scene, scale_scene, write_video
 
 if TYPE_CHECKING:
@@ -165,16 +170,35 @@ def process_upload(
     return elapsed, done, published
 
 
-def child(path: Path, tiny: Path, options: dict[str, Any]) -> None:
-    """One measurement in a fresh process: warm up Prefect, then run the flow on ``path``."""
+def child(path: Path, tiny: Path, options: dict[str, Any], rows: bool = False) -> None:
+    """One measurement in a fresh process: warm up Prefect, then run the flow on ``path``
+    (with ``rows``, the run's detections and sampled frames too, for scoring)."""
     from prefect.testing.utilities import prefect_test_harness
 
     with tempfile.TemporaryDirectory() as tmp, prefect_test_harness(server_startup_timeout=120):
         os.environ["VES_DATA_DIR"] = tmp
         run_flow(Path(tmp), tiny, options)  # the first flow in a process pays the start-ups
         with PeakMemory() as memory:
-            flow_s, cost, _ = run_flow(Path(tmp), path, options)
-    print(json.dumps({"flow_s": flow_s, "cost": cost, "added_mib": memory.added_mib}))
+            flow_s, cost, run_dir = run_flow(Path(tmp), path, options)
+        result = {"flow_s": flow_s, "cost": cost, "added_mib": memory.added_mib}
+        if rows:
+            result["rows"] = scored_rows(run_dir)
+    print(json.dumps(result))
+
+
+def scored_rows(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """What a run's scoring reads: its detections (time, box, class) and sampled frames."""
+    from storage.artifacts.layout import read_rows
+
+    detections = [
+        {"t_s": d["t_s"], "bbox": list(d["bbox"]), "class": d["class"]}
+        for d in read_rows(run_dir, "detections")
+    ]
+    frames = [
+        {"t_s": f["t_s"], "scene_score": f["scene_score"], "held": f.get("held")}
+        for f in read_rows(run_dir, "frames")
+    ]
+    return {"detections": detections, "frames": frames}
 
 
 def measure_in_child(
@@ -183,14 +207,20 @@ def measure_in_child(
     options: dict[str, Any] | None = None,
     models_dir: Path | None = None,
     timeout_s: float = 600,
+    settings: dict[str, str] | None = None,
+    rows: bool = False,
 ) -> dict[str, Any]:
-    """Run the flow on ``path`` in a fresh process; its wall time, cost.json and peak memory."""
+    """Run the flow on ``path`` in a fresh process (``settings``: more environment, e.g.
+    ``VES_SKIP_STILL``); its wall time, cost.json and peak memory (and with ``rows``, the
+    run's rows ``scored_rows`` keeps)."""
     env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"}
+    env |= settings or {}
     if models_dir is not None:
         env["VES_MODELS_DIR"] = str(models_dir)
     chosen = json.dumps(options or {"detector": "motion"})
+    command = [sys.executable, __file__, "--child", str(path), str(tiny), chosen]
     done = subprocess.run(
-        [sys.executable, __file__, "--child", str(path), str(tiny), chosen],
+        [*command, "rows"] if rows else command,
         env=env,
         capture_output=True,
         text=True,
@@ -350,23 +380,37 @@ def run_clip(path: Path, detector: str) -> None:
     print(f"flow / plain decode: {row.flow['flow_s'] / row.decode_s:.2f}")
 
 
+def idle_measures(fresh: bool) -> Measures:
+    """This module's ways of measuring, for the idle cases (``benchmarks/_idle_cases.py``)."""
+    return Measures(plain_decode, measure_in_child, clip(2, fresh))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--cases", choices=("default", "all"), default="default")
+    parser.add_argument(
+        "--cases", choices=("default", "all", "idle", "idle-short"), default="default"
+    )
     parser.add_argument("--only", default="", help="only the cases whose label has this text")
     parser.add_argument("--clip", type=Path, help="measure this video file instead")
     parser.add_argument("--detector", default=DEFAULT_MODE, help="detector mode with --clip")
     parser.add_argument("--fresh", action="store_true", help="regenerate the clips")
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(Path(args.child[0]), Path(args.child[1]), json.loads(args.child[2]))
+        path, tiny, options = Path(args.child[0]), Path(args.child[1]), json.loads(args.child[2])
+        child(path, tiny, options, rows=args.child[3:] == ["rows"])
     elif args.clip:
         run_clip(args.clip.resolve(), args.detector)
+    elif args.cases.startswith("idle"):
+        chosen_idle = tuple(c for c in IDLE_CASES[args.cases] if args.only in c.label)
+        run_idle_cases(chosen_idle, args.fresh, idle_measures(args.fresh), args.detector)
     else:
         cases = DEFAULT_CASES if args.cases == "default" else ALL_CASES
         chosen = tuple(c for c in cases if args.only in f"{c.clip.label} {c.detector}")
         run_cases(chosen, args.fresh)
+        idle = tuple(c for c in DEFAULT_IDLE if args.only in c.label)
+        if args.cases == "default" and idle:
+            run_idle_cases(idle, args.fresh, idle_measures(False), DEFAULT_MODE)
 
 
 if __name__ == "__main__":
