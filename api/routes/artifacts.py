@@ -132,7 +132,9 @@ def evidence_view(
         "The newest succeeded run's `cost.json`: `detector_mode` (what ran, e.g. `motion+ocr`; "
         "after a fallback, what the run fell back to), `fallback {used, reason}`, `detectors` "
         "(per plugin: frames it looked at, boxes, seconds), duration, processed seconds, compute "
-        "per stage, frames decoded/sampled/analysed, retention and cost."
+        "per stage, frames decoded/sampled/analysed (with the activity gate also held, skipped "
+        "and `skipped_spans`; `activity_gate` says whether it ran or why it fell back), "
+        "retention and cost."
     ),
     responses={
         200: {

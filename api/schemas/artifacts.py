@@ -197,10 +197,36 @@ class CostFallback(BaseModel):
     reason: str | None
 
 
+class SkippedSpan(BaseModel):
+    """A stretch whose frames the activity gate did not decode (judged still)."""
+
+    start_s: float
+    end_s: float
+    reason: str
+
+
 class CostFrames(BaseModel):
     decoded: int
     sampled: int
     analysed: int
+    held: int = Field(
+        0, description="Sampled times in still stretches: the last decoded frame stood for them."
+    )
+    skipped: int = Field(0, description="Frames the activity gate did not decode.")
+    skipped_spans: list[SkippedSpan] = Field(
+        default_factory=list, description="Where frames were held, and why (the gate's)."
+    )
+
+
+class CostActivityGate(BaseModel):
+    """Whether the run skipped still stretches (`skip_still`), or why it decoded everything."""
+
+    model_config = ConfigDict(extra="allow")
+
+    used: bool
+    fallback: str | None = Field(None, description="Why the gate decoded everything.")
+    map_s: float | None = Field(None, description="Seconds the activity map took.")
+    still_fraction: float | None = Field(None, description="Share of the video judged still.")
 
 
 class CostRetention(BaseModel):
@@ -242,5 +268,6 @@ class CostReport(BaseModel):
     caps: dict[str, float | None] | None = None
     stages: dict[str, float]
     frames: CostFrames
+    activity_gate: CostActivityGate | None = None
     retention: CostRetention
     cost: CostAmount
