@@ -8,7 +8,6 @@ every frame is decoded, as without the gate, and ``cost.json`` says why.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,10 +49,7 @@ def plan_gate(activity: ActivityMap) -> GatePlan:
     if activity.fallback is not None or not activity.starts_s:
         summary["still_fraction"] = 0.0
         return GatePlan(None, summary)
-    end = activity.ends_s[-1] if math.isfinite(activity.ends_s[-1]) else math.inf
-    gate = Gate.of_spans(
-        activity.active_spans(), list(activity.starts_s), activity.still_spans(), end
-    )
+    gate = Gate.of_spans(activity.active_spans(), list(activity.starts_s), activity.ends_s[-1])
     return GatePlan(gate, summary)
 
 

@@ -15,7 +15,6 @@ publish, so it is handed to the join as a copy made of hard links (``linked``).
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ from tasks.decode.stage import SourceInfo, display_rotation, probe_video
 from tasks.detect.detectors.registry import configs_for
 from tasks.detect.stage import detect_frames
 from tasks.detections import Detections
+from tasks.sample.frames import link_or_copy
 from tasks.sample.stage import SampledFrames, sample_config, sample_video
 
 
@@ -96,14 +96,6 @@ def linked(result: ChunkResult, folder: Path) -> ChunkResult:
     source = Path(result.sampled.frames_dir)
     shutil.rmtree(folder, ignore_errors=True)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(source, folder, copy_function=_link)
+    shutil.copytree(source, folder, copy_function=link_or_copy)  # the join moves links
     sampled = dataclasses.replace(result.sampled, frames_dir=str(folder))
     return dataclasses.replace(result, sampled=sampled)
-
-
-def _link(source: str, dest: str) -> None:
-    """A hard link (the join moves it, the original stays); a copy across file systems."""
-    try:
-        os.link(source, dest)
-    except OSError:
-        shutil.copy2(source, dest)

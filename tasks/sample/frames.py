@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,15 @@ def still_stretches(frames: list[dict[str, Any]]) -> list[tuple[float, float]]:
     if start is not None:
         stretches.append((start, frames[-1]["t_s"] + max(step, 0.0)))
     return stretches
+
+
+def link_or_copy(source: Path | str, dest: Path | str) -> None:
+    """``dest`` as a hard link to ``source`` (a copy where links are refused, as across file
+    systems): a frame file shared, never written twice."""
+    try:
+        os.link(source, dest)
+    except OSError:
+        shutil.copy2(source, dest)
 
 
 def read_rgb(path: Path, size: tuple[int, int] | None = None) -> Frame:

@@ -40,14 +40,12 @@ class Gate:
 
     Args:
         ranges: decode ranges in time order, each starting at a keyframe and apart from the next.
-        skipped: the still stretches ``(start_s, end_s, reason)``, for ``cost.json``.
         end_s: where the stream's packets end: a still stretch at the end is held up to here,
             never to the length the container declares (a truncated file stays truncated).
         keyframes: every keyframe's time (where a chunk's first GOP ends).
     """
 
     ranges: tuple[DecodeRange, ...]
-    skipped: tuple[tuple[float, float, str], ...] = ()
     end_s: float = math.inf
     keyframes: tuple[float, ...] = ()
 
@@ -56,7 +54,6 @@ class Gate:
         cls,
         spans: Sequence[tuple[float, float]],
         keyframes: Sequence[float],
-        skipped: Sequence[tuple[float, float, str]] = (),
         end_s: float = math.inf,
     ) -> Gate:
         """Decode ranges for active ``spans``: each from the keyframe at or before its start
@@ -69,7 +66,7 @@ class Gate:
                 ranges[-1] = DecodeRange(ranges[-1].from_s, max(ranges[-1].end_s, end))
             else:
                 ranges.append(DecodeRange(begin, end))
-        return cls(tuple(ranges), tuple(skipped), end_s, tuple(keyframes))
+        return cls(tuple(ranges), end_s, tuple(keyframes))
 
     def within(self, decode_from_s: float, end_s: float) -> Gate:
         """The gate of one chunk ``[decode_from_s, end_s)`` (``decode_from_s`` a keyframe): its
@@ -83,7 +80,7 @@ class Gate:
             for r in self.ranges
             if r.end_s > decode_from_s and r.from_s < end_s
         ]
-        return Gate.of_spans(spans, self.keyframes, self.skipped, self.end_s)
+        return Gate.of_spans(spans, self.keyframes, self.end_s)
 
     def is_still(self, t: float) -> bool:
         """Whether time ``t`` lies in no decode range (and within the stream)."""
@@ -183,13 +180,3 @@ def range_of_frame(gate: Gate, t: float, fed_range: int) -> int | None:
         earlier = _inside(gate, t)
         return earlier if earlier is not None and earlier < fed_range else None
     return fed_range
-
-
-def still_time(gate: Gate, start_s: float, end_s: float) -> float:
-    """Seconds of ``[start_s, end_s)`` outside every decode range."""
-    covered = sum(
-        max(0.0, min(r.end_s, end_s) - max(r.from_s, start_s))
-        for r in gate.ranges
-        if math.isfinite(r.end_s) or r.from_s < end_s
-    )
-    return max(0.0, (end_s - start_s) - covered)

@@ -7,8 +7,6 @@ drives it over the decoded frames.
 from __future__ import annotations
 
 import math
-import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +19,7 @@ from PIL import Image
 
 from tasks.context import ComputeBudget
 from tasks.decode.stage import SourceInfo
-from tasks.sample.frames import ANALYSIS, GLANCES, TEXT_DIR, frame_name
+from tasks.sample.frames import ANALYSIS, GLANCES, TEXT_DIR, frame_name, link_or_copy
 from tasks.sample.gate import Gate, GateCount
 from tasks.sample.scene_score import scene_score
 from tasks.sample.text_looks import LookConfig, LookPlanner, glance_of
@@ -77,14 +75,6 @@ class _Kept:
     index: int
     analysis: bytes
     glance: bytes | None
-
-
-def _link(existing: Path, new: Path) -> None:
-    """``new`` as a hard link to ``existing`` (a copy where links are refused)."""
-    try:
-        os.link(existing, new)
-    except OSError:
-        shutil.copyfile(existing, new)
 
 
 class Sampler:
@@ -163,7 +153,7 @@ class Sampler:
             if self.out_of_budget(self.next_t):
                 return
             index = len(self.rows)
-            _link(
+            link_or_copy(
                 self.frames_dir / frame_name(self.last.index), self.frames_dir / frame_name(index)
             )
             self.analysis_file.write(self.last.analysis)

@@ -202,13 +202,19 @@ def _decode(
                 on_progress(min(1.0, (t - span.decode_from_s) / horizon))
     if cfg.gate is None:
         return decoded, last_t, False
-    # A still stretch to the end of the span or of the stream's packets.
-    end = min(stop, cfg.gate.end_s)
+    return decoded, *_hold_to_end(sampler, cfg.gate, stop, last_t, source.fps)
+
+
+def _hold_to_end(
+    sampler: Sampler, gate: Gate, stop: float, last_t: float, fps: float
+) -> tuple[float, bool]:
+    """Hold a still stretch to the end of the span or of the stream's packets: (the last
+    frame's time, whether the run's duration bound cut the stream)."""
+    end = min(stop, gate.end_s)
     sampler.hold_until(end)
-    bounded = stop >= cfg.max_duration_s and cfg.gate.end_s > stop + 1e-6
     if sampler.held and math.isfinite(end):  # its frames exist up to there, judged still
-        last_t = max(last_t, end - 1.0 / source.fps)
-    return decoded, last_t, bounded
+        last_t = max(last_t, end - 1.0 / fps)
+    return last_t, stop >= sampler.cfg.max_duration_s and gate.end_s > stop + 1e-6
 
 
 def _frames(

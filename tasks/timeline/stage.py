@@ -50,6 +50,14 @@ def _said(obj: dict[str, Any]) -> str:
     return str(attributes.get("text", ""))
 
 
+_COLUMNS = ("event_id", "type", "object_id", "zone_id", "reason", "score", "end_s")
+
+
+def _row(t_s: float, kind: str, label: str, **given: Any) -> dict[str, Any]:
+    """A timeline row: the columns its kind does not set are null."""
+    return {"t_s": t_s, "kind": kind, "label": label, **dict.fromkeys(_COLUMNS), **given}
+
+
 def build_timeline(
     events: list[dict[str, Any]],
     refresh_markers: list[dict[str, Any]],
@@ -64,52 +72,36 @@ def build_timeline(
     classes = {o["object_id"]: o["class"] for o in objects}
     texts = {o["object_id"]: _said(o) for o in objects if o["class"] == TEXT_CLASS}
     rows = [
-        {
-            "t_s": e["t_s"],
-            "kind": "event",
-            "event_id": e["event_id"],
-            "type": e["type"],
-            "object_id": e.get("object_id"),
-            "zone_id": e.get("zone_id"),
-            "reason": None,
-            "score": e["confidence"],
-            "label": (
-                _text_label(e, texts)
-                if e["type"] == "text_seen"
-                else _label(e, zone_names, classes)
-            ),
-            "end_s": None,
-        }
+        _row(
+            e["t_s"],
+            "event",
+            _text_label(e, texts) if e["type"] == "text_seen" else _label(e, zone_names, classes),
+            event_id=e["event_id"],
+            type=e["type"],
+            object_id=e.get("object_id"),
+            zone_id=e.get("zone_id"),
+            score=e["confidence"],
+        )
         for e in events
     ]
     rows += [
-        {
-            "t_s": m["t_s"],
-            "kind": "refresh_marker",
-            "event_id": None,
-            "type": None,
-            "object_id": None,
-            "zone_id": None,
-            "reason": m["reason"],
-            "score": m["score"],
-            "label": f"world state rebuilt ({m['reason'].replace('_', ' ')})",
-            "end_s": None,
-        }
+        _row(
+            m["t_s"],
+            "refresh_marker",
+            f"world state rebuilt ({m['reason'].replace('_', ' ')})",
+            reason=m["reason"],
+            score=m["score"],
+        )
         for m in refresh_markers
     ]
     rows += [
-        {
-            "t_s": start,
-            "kind": "still",
-            "event_id": None,
-            "type": None,
-            "object_id": None,
-            "zone_id": None,
-            "reason": "judged still from its keyframes and packet sizes; not decoded",
-            "score": None,
-            "label": f"nothing changes for {end - start:.1f} s (judged still, not decoded)",
-            "end_s": end,
-        }
+        _row(
+            start,
+            "still",
+            f"nothing changes for {end - start:.1f} s (judged still, not decoded)",
+            reason="judged still from its keyframes and packet sizes; not decoded",
+            end_s=end,
+        )
         for start, end in still or []
     ]
     # Events keep the causal order the world state gave them; markers follow events at a time.
