@@ -30,6 +30,7 @@ from prefect import get_run_logger
 
 from flows.later_stages import Analysis, Billing, Stopwatch, run_later_stages
 from flows.outcome import fail_run
+from flows.reporting import index_for_search
 from flows.webhook_dispatch import hand_over
 from storage.artifacts.layout import publish, published_bytes, write_rows
 from storage.catalog.database import Catalog
@@ -175,10 +176,12 @@ def _record(
         next_run = live.follow_on(ctx.run_id, final, window.duration_s, kept, stage)
         if next_run is not None:
             logger.info("window of run %s published; window run %s follows", ctx.run_id, next_run)
+            index_for_search(ctx, final)
             _retire_superseded(ctx, live)
             return next_run
     elif ctx.runs.succeed(ctx.run_id, final, window.duration_s, kept):
         logger.info("live session ends after run %s: %s", ctx.run_id, why)
+        index_for_search(ctx, final)
         _retire_superseded(ctx, live)
         return None
     ctx.store.delete_prefix(final)  # failed meanwhile: its artifacts must not outlive that

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from prefect import get_run_logger
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from storage.artifacts.blobs import BlobStore
 from storage.artifacts.layout import read_published_rows
+from storage.catalog.search_index import index_published
 from tasks.context import RunContext
 
 _MAX_EVENT_ROWS = 500
@@ -27,6 +29,15 @@ def cost_markdown(cost: dict[str, Any]) -> str:
         f" {cost['cost']['currency']}; kept until {cost['retention']['expires_at']}\n\n"
         f"| stage | compute s |\n|---|---|\n{stages}\n"
     )
+
+
+def index_for_search(ctx: RunContext, key: str) -> None:
+    """Record what the succeeded run holds in the search index. Not being indexed now costs a
+    search a little more later (it indexes runs it meets unindexed), so it never fails the run."""
+    try:
+        index_published(ctx.runs.catalog, ctx.store, ctx.tenant_id, ctx.video_id, ctx.run_id, key)
+    except Exception:
+        get_run_logger().exception("run %s: not indexed for search yet", ctx.run_id)
 
 
 def publish_prefect_artifacts(

@@ -20,7 +20,7 @@ from flows.chunks import analyse_in_chunks, plan_chunks_task
 from flows.costing import record_run_cost, with_budget
 from flows.later_stages import Analysis, Billing, Stopwatch, run_later_stages
 from flows.outcome import fail_run
-from flows.reporting import publish_prefect_artifacts
+from flows.reporting import index_for_search, publish_prefect_artifacts
 from flows.webhook_dispatch import hand_over
 from storage.artifacts.layout import publish, published_bytes
 from tasks.activity.stage import map_activity_task
@@ -53,6 +53,7 @@ def process_file(ctx: RunContext) -> str:
         logger.warning("run %s was failed while it ran; its artifacts were withdrawn", ctx.run_id)
         return "withdrawn"
     record_run_cost(ctx, cost, source, chunks, time.perf_counter() - started)
+    index_for_search(ctx, final)
     publish_prefect_artifacts(ctx, store, final, cost)
     logger.info("run %s published to %s", ctx.run_id, final)
     return str(final)

@@ -68,10 +68,9 @@ def register_video(
         raise refuse("videos", limits.videos, held)
     check_source(body, settings)
     upload = body.upload.model_dump(mode="json") if body.upload else None
-    video = videos.create(
-        NewVideo(tenant.tenant_id, body.title, body.resolved_source_type(), body.url, upload),
-        limits,
-    )
+    kind = body.resolved_source_type()
+    new = NewVideo(tenant.tenant_id, body.title, kind, body.url, upload, body.recorded_time())
+    video = videos.create(new, limits)
     return VideoPublic.from_video(video)
 
 

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from storage.catalog.records import Run, Video
+from ves.clock import to_rfc3339
 
 SourceTypeField = Literal["url", "hls", "upload"]
 
@@ -50,11 +51,24 @@ class UploadSpec(BaseModel):
     @field_validator("recorded_at", mode="before")
     @classmethod
     def _rfc3339_text(cls, value: object) -> object:
-        """A date-time as the schema says (RFC 3339 text): pydantic alone would also take a
-        number of seconds, which the description does not promise (found by stress/fuzz/run.py)."""
-        if value is not None and not isinstance(value, str | datetime):
-            raise ValueError("recorded_at must be an RFC 3339 date-time string")
+        return rfc3339_only(value)
+
+
+def rfc3339_only(value: object) -> object:
+    """A date-time as the schema says (RFC 3339 text, with its offset): pydantic alone would
+    also take a number of seconds (found by stress/fuzz/run.py) or a time with no zone, which
+    cannot be placed on the clock."""
+    if value is None or isinstance(value, datetime):
         return value
+    if not isinstance(value, str):
+        raise ValueError("recorded_at must be an RFC 3339 date-time string")
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise ValueError("recorded_at must be an RFC 3339 date-time string") from None
+    if moment.tzinfo is None:
+        raise ValueError("recorded_at needs its UTC offset (e.g. 2026-11-20T22:00:00Z)")
+    return value
 
 
 class VideoCreate(BaseModel):
@@ -85,6 +99,23 @@ class VideoCreate(BaseModel):
         None, description="Defaults to `hls` for a `.m3u8` URL, else `url`."
     )
     upload: UploadSpec | None = None
+    recorded_at: datetime | None = Field(
+        None,
+        description="When the video's first frame was recorded (RFC 3339 with its offset), so "
+        "`GET /api/product/search` can find things by clock time (`recorded_after`). For an "
+        "upload it may be given here or as `upload.recorded_at`.",
+        examples=["2026-11-20T21:30:00Z"],
+    )
+
+    @field_validator("recorded_at", mode="before")
+    @classmethod
+    def _rfc3339_text(cls, value: object) -> object:
+        return rfc3339_only(value)
+
+    def recorded_time(self) -> str | None:
+        """When the video's time 0 was recorded, as UTC RFC 3339 (from either field)."""
+        moment = self.recorded_at or (self.upload.recorded_at if self.upload else None)
+        return to_rfc3339(moment) if moment is not None else None
 
     @field_validator("title")
     @classmethod
@@ -190,6 +221,9 @@ class VideoPublic(BaseModel):
     created_at: str
     updated_at: str
     source_sha256: str | None
+    recorded_at: str | None = Field(
+        None, description="When its first frame was recorded (RFC 3339, UTC), if known."
+    )
     upload: dict[str, Any] | None = None
     upload_url: str | None = Field(
         None, description="For uploads awaiting their bytes: PUT them here with the same key."
@@ -207,6 +241,7 @@ class VideoPublic(BaseModel):
             created_at=video.created_at,
             updated_at=video.updated_at,
             source_sha256=video.source_sha256,
+            recorded_at=video.recorded_at,
             upload=video.upload,
             upload_url=f"/api/videos/{video.video_id}/content" if awaiting else None,
             latest_run=RunPublic.from_run(video.latest_run) if video.latest_run else None,

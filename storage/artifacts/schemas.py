@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 5  # 3: objects.colour, objects.colour_confidence; 4: identities (tracks, objects);
-# 5: frames.held, timeline.end_s and its still rows (the activity gate)
+from storage.artifacts.hit_schema import HITS
+
+SCHEMA_VERSION = 6  # 3: objects.colour, objects.colour_confidence; 4: identities (tracks, objects);
+# 5: frames.held, timeline.end_s and its still rows (the activity gate); 6: hits (the search)
 
 _BOX = pa.list_(pa.float32(), 4)
 _IDS = pa.list_(pa.string())
@@ -376,4 +378,5 @@ ARTIFACTS: dict[str, pa.Schema] = {
     "relations": RELATIONS,
     "timeline": TIMELINE,
     "evidence": EVIDENCE,
+    "hits": HITS,
 }

@@ -120,6 +120,7 @@ class Video:
     created_at: str
     updated_at: str
     latest_run: Run | None = None
+    recorded_at: str | None = None  # when its time 0 was recorded (RFC 3339), if known
 
     @classmethod
     def from_row(cls, row: RowMapping, latest_run: Run | None = None) -> Video:
@@ -138,4 +139,5 @@ class Video:
             created_at=row["created_at"],
             updated_at=row["updated_at"],
             latest_run=latest_run,
+            recorded_at=row.get("recorded_at"),
         )

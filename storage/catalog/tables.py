@@ -65,6 +65,7 @@ videos = sa.Table(
     sa.Column("source_bytes", BYTES),
     _text("created_at", nullable=False),
     _text("updated_at", nullable=False),
+    _text("recorded_at"),  # when its time 0 was recorded, RFC 3339 (0015): searches by clock time
     sa.CheckConstraint("source_type IN ('url', 'hls', 'upload')"),
     sa.Index("videos_tenant", "tenant_id", "video_id"),
     sa.Index("videos_tenant_state", "tenant_id", "state", "video_id"),
@@ -113,8 +114,8 @@ asks = sa.Table(
     metadata,
     _text("ask_id", primary_key=True),
     _text("tenant_id", sa.ForeignKey("tenants.tenant_id"), nullable=False),
-    _text("video_id", sa.ForeignKey("videos.video_id"), nullable=False),
-    _text("run_id", sa.ForeignKey("runs.run_id"), nullable=False),
+    _text("video_id", sa.ForeignKey("videos.video_id")),  # null: asked of the workspace (0015)
+    _text("run_id", sa.ForeignKey("runs.run_id")),
     _text("question", nullable=False),
     _text("answer_json", nullable=False),
     sa.Column("grounded", sa.Integer(), nullable=False),
@@ -284,4 +285,23 @@ run_costs = sa.Table(
     sa.Column("source_bytes", BYTES, nullable=False, server_default=sa.text("0")),
     sa.Index("run_costs_recorded", "recorded_at"),
     sa.Index("run_costs_video", "tenant_id", "video_id", "recorded_at"),
+)
+
+# The search index: what each published run holds (storage/artifacts/hits.py summarize), so a
+# workspace search prunes the tenant's runs before it reads a file (0015). Each set is stored as
+# its members between newlines.
+search_runs = sa.Table(
+    "search_runs",
+    metadata,
+    _text("run_id", sa.ForeignKey("runs.run_id"), primary_key=True),
+    _text("tenant_id", nullable=False),
+    _text("video_id", nullable=False),
+    _text("classes", nullable=False),
+    _text("event_types", nullable=False),
+    _text("zones", nullable=False),
+    _text("texts", nullable=False),
+    sa.Column("hits", sa.Integer(), nullable=False),
+    sa.Column("has_file", sa.Integer(), nullable=False),
+    _text("indexed_at", nullable=False),
+    sa.Index("search_runs_tenant", "tenant_id", "video_id"),
 )

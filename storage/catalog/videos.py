@@ -32,6 +32,7 @@ class NewVideo:
     source_type: SourceType
     source_url: str | None
     upload: dict[str, Any] | None = None
+    recorded_at: str | None = None  # RFC 3339: when the video's time 0 was recorded
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class VideoStore:
                     source_url=new.source_url,
                     state=state,
                     upload_json=upload_json,
+                    recorded_at=new.recorded_at,
                     created_at=now,
                     updated_at=now,
                 )

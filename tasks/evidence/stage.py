@@ -18,6 +18,7 @@ from PIL import Image, ImageDraw
 from prefect import task
 from prefect.cache_policies import NONE
 
+from storage.artifacts.hits import write_hits
 from storage.artifacts.layout import THUMBS, to_table, write_table
 from storage.artifacts.spans import canonical_sha256, span_document
 from tasks.context import RunContext
@@ -112,7 +113,8 @@ def evidence_task(
     sampled: SampledFrames,
     run_notes: tuple[str, ...] = (),
 ) -> int:
-    """Draw, hash and write the evidence spans (each with the run's notes); returns how many."""
+    """Draw, hash and write the evidence spans (each with the run's notes), then the run's
+    hits (what the workspace search reads); returns how many spans."""
     ctx.report("evidence")
     table = build_evidence(
         spans,
@@ -124,4 +126,5 @@ def evidence_task(
         run_notes=run_notes,
     )
     write_table(ctx.layout.out_dir, "evidence", table)
+    write_hits(ctx.layout.out_dir)  # what the workspace search reads, one file per run
     return int(table.num_rows)

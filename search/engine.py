@@ -1,0 +1,272 @@
+"""One workspace search: the tenant's runs pruned in the catalog, then one DuckDB query over their
+hits.
+
+1. The catalog lists the tenant's published runs (``storage.catalog.search_index``) with what
+   each holds; runs that cannot hold a hit (no such class, text, event type or zone, no recorded
+   time when a clock time is asked) are dropped before any file is opened. Only the tenant's own
+   run folders are ever named, so a search cannot read another tenant's files.
+2. DuckDB reads the remaining runs' ``hits.parquet`` (its own Parquet reader on the local store;
+   a pyarrow dataset on an object store, which DuckDB cannot reach offline), joined with each
+   run's video title and recorded time, filtered, sorted and cut to one page.
+
+The result is what the same filters written as SQL over ``ves sql``'s ``hits`` view give
+(tests/search/test_engine.py checks it).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import json
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.dataset as ds
+
+from search.filters import SearchFilters
+from search.sql import hits_query
+from storage.artifacts.blobs import BlobStore
+from storage.artifacts.hits import holds_hits, read_hits, summarize
+from storage.artifacts.schemas import ARTIFACTS
+from storage.catalog.database import Catalog
+from storage.catalog.search_index import IndexedRun, SearchIndex
+from ves.clock import from_rfc3339
+from ves.errors import InvalidRequest, NotReady
+
+MAX_LIMIT = 200
+_IDS = pa.schema([pa.field("video_id", pa.string(), False), pa.field("run_id", pa.string(), False)])
+META = pa.schema(
+    [*_IDS, pa.field("title", pa.string(), False), pa.field("recorded_epoch", pa.float64())]
+)
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """One page of hits (dicts: the hits columns, ``video_id``, ``run_id``, ``title`` and
+    ``recorded_start``), the cursor to the next page, and how much was searched."""
+
+    hits: list[dict[str, Any]]
+    next_cursor: str | None
+    filters: SearchFilters  # as searched (checked, canonical): what ``interpreted`` echoes
+    runs: int  # the tenant's runs searched (after the video and title filters)
+    videos: int
+    read: int  # of those, runs whose hits were read (the others could not match)
+
+
+class SearchEngine:
+    """Searches a catalog's tenants' runs in a blob store; one per process (thread-safe)."""
+
+    def __init__(self, catalog: Catalog, store: BlobStore) -> None:
+        self.index = SearchIndex(catalog)
+        self.store = store
+        self._db = duckdb.connect(":memory:")
+        self._db.execute("SET parquet_metadata_cache = true")
+        self._lock = threading.Lock()
+
+    def search(
+        self, tenant_id: str, filters: SearchFilters, *, limit: int = 50, cursor: str | None = None
+    ) -> SearchPage:
+        """The page of the tenant's hits that ``filters`` find, after ``cursor``.
+
+        Raises:
+            InvalidRequest: a filter that cannot hold, a cursor of another search or a
+                malformed one.
+        """
+        filters = filters.checked()
+        limit = max(1, min(limit, MAX_LIMIT))
+        offset = read_cursor(cursor, filters) if cursor else 0
+        listed = self.index.published(
+            tenant_id,
+            every_run=filters.every_run,
+            video_ids=filters.video_ids,
+            title=filters.title,
+        )
+        runs, derived = self._indexed(tenant_id, listed)
+        matching = [r for r in runs if could_match(r, filters)]
+        derived = self._derive_older(matching, derived)
+        rows = self._query(matching, derived, filters, limit + 1, offset) if matching else []
+        return SearchPage(
+            filters=filters,
+            hits=rows[:limit],
+            next_cursor=write_cursor(offset + limit, filters) if len(rows) > limit else None,
+            runs=len(runs),
+            videos=len({r.video_id for r in runs}),
+            read=len(matching),
+        )
+
+    def _indexed(
+        self, tenant_id: str, listed: list[IndexedRun]
+    ) -> tuple[list[IndexedRun], dict[str, pa.Table]]:
+        """Every listed run with its summary (runs met for the first time are indexed now),
+        and the hits derived in memory of runs written before ``hits.parquet`` existed."""
+        runs: list[IndexedRun] = []
+        derived: dict[str, pa.Table] = {}
+        for seen in listed:
+            key = self.store.key_of(seen.key)
+            if key is None:
+                continue
+            run = dataclasses.replace(seen, key=key)
+            if run.summary is None:
+                try:
+                    hits, has_file = read_hits(self.store, key), holds_hits(self.store, key)
+                except NotReady:
+                    continue  # its artifacts are gone; reading the video says so
+                summary = summarize(hits, has_file=has_file)
+                self.index.record(tenant_id, run.video_id, run.run_id, summary)
+                run = dataclasses.replace(run, summary=summary)
+                if not has_file:
+                    derived[run.run_id] = hits
+            runs.append(run)
+        return runs, derived
+
+    def _derive_older(
+        self, runs: list[IndexedRun], derived: dict[str, pa.Table]
+    ) -> dict[str, pa.Table]:
+        """``derived`` with the hits of every run in ``runs`` written without a hits file."""
+        for run in runs:
+            if run.summary is not None and not run.summary.has_file and run.run_id not in derived:
+                derived[run.run_id] = read_hits(self.store, run.key)
+        return derived
+
+    def _query(
+        self,
+        runs: list[IndexedRun],
+        derived: dict[str, pa.Table],
+        filters: SearchFilters,
+        count: int,
+        offset: int,
+    ) -> list[dict[str, Any]]:
+        """``count`` rows from ``offset`` of the hits of ``runs`` that ``filters`` find."""
+        with self._lock:
+            cursor = self._db.cursor()
+        try:
+            cursor.register("meta", _meta(runs))
+            sources: list[str] = []
+            params: dict[str, Any] = {}
+            on_file = [r for r in runs if r.run_id not in derived]
+            if on_file:
+                sources.append(self._files(cursor, on_file, params))
+            held = [r for r in runs if r.run_id in derived]
+            if held:
+                cursor.register("derived", _with_ids(held, derived))
+                sources.append("SELECT * FROM derived")
+            sql, more = hits_query(" UNION ALL BY NAME ".join(sources), filters, count, offset)
+            table = cursor.sql(sql, params=params | more).to_arrow_table()
+        finally:
+            cursor.close()
+        return [_hit(row) for row in table.to_pylist()]
+
+    def _files(
+        self, cursor: duckdb.DuckDBPyConnection, runs: list[IndexedRun], params: dict[str, Any]
+    ) -> str:
+        """A query reading the runs' ``hits.parquet`` with their video and run ids (its
+        parameters added to ``params``)."""
+        local = [self.store.local_path(f"{r.key}/hits.parquet") for r in runs]
+        if all(path is not None for path in local):
+            params["paths"] = [str(p) for p in local]
+            return (
+                "SELECT * EXCLUDE (tenant, video, run), video AS video_id, run AS run_id "
+                "FROM read_parquet($paths, hive_partitioning = true, hive_types = "
+                "{'tenant': VARCHAR, 'video': VARCHAR, 'run': VARCHAR})"
+            )
+        dataset = ds.FileSystemDataset.from_paths(
+            [self.store.path(f"{r.key}/hits.parquet") for r in runs],
+            schema=pa.schema([*_IDS, *ARTIFACTS["hits"]]),
+            format=ds.ParquetFileFormat(),
+            filesystem=self.store.filesystem,
+            partitions=[
+                (ds.field("video_id") == r.video_id) & (ds.field("run_id") == r.run_id)
+                for r in runs
+            ],
+        )
+        cursor.register("files", dataset)
+        return "SELECT * FROM files"
+
+
+def could_match(run: IndexedRun, filters: SearchFilters) -> bool:
+    """Whether the run's summary leaves any room for a hit (False: its file is not read)."""
+    summary = run.summary
+    if summary is None or summary.hits == 0:
+        return False
+    if (filters.recorded_after or filters.recorded_before) and run.recorded_at is None:
+        return False
+    wanted = (
+        (filters.classes, summary.classes),
+        (filters.event_types, summary.event_types),
+        (filters.zones, summary.zones),
+    )
+    if any(asked and not set(asked) & held for asked, held in wanted):
+        return False
+    needle = filters.needle
+    if needle is not None:
+        if filters.text_exact:
+            return needle in summary.texts
+        return any(needle in text for text in summary.texts)
+    return filters.finds != "text" or bool(summary.texts)
+
+
+def _meta(runs: list[IndexedRun]) -> pa.Table:
+    """Each run's video title and recorded time (seconds since the epoch, or null)."""
+    return pa.Table.from_pylist(
+        [
+            {
+                "video_id": r.video_id,
+                "run_id": r.run_id,
+                "title": r.title,
+                "recorded_epoch": from_rfc3339(r.recorded_at).timestamp()
+                if r.recorded_at
+                else None,
+            }
+            for r in runs
+        ],
+        schema=META,
+    )
+
+
+def _with_ids(runs: list[IndexedRun], derived: dict[str, pa.Table]) -> pa.Table:
+    """The derived hits of ``runs`` in one table, each row with its video and run ids."""
+    parts = []
+    for run in runs:
+        hits = derived[run.run_id]
+        ids = [pa.array([run.video_id] * hits.num_rows), pa.array([run.run_id] * hits.num_rows)]
+        parts.append(
+            pa.Table.from_arrays([*ids, *hits.columns], schema=pa.schema([*_IDS, *hits.schema]))
+        )
+    return pa.concat_tables(parts)
+
+
+def _hit(row: dict[str, Any]) -> dict[str, Any]:
+    """A result row as a hit: its clock time where the video's recorded time is known."""
+    epoch = row.pop("recorded_epoch")
+    row.pop("text_norm", None)
+    row["recorded_start"] = (
+        datetime.fromtimestamp(epoch, UTC) + timedelta(seconds=row["start_s"]) if epoch else None
+    )
+    return row
+
+
+def write_cursor(offset: int, filters: SearchFilters) -> str:
+    """An opaque cursor: where the next page starts, for these filters only."""
+    blob = json.dumps({"o": offset, "f": filters.fingerprint()}).encode()
+    return base64.urlsafe_b64encode(blob).decode().rstrip("=")
+
+
+def read_cursor(cursor: str, filters: SearchFilters) -> int:
+    """The offset a cursor holds.
+
+    Raises:
+        InvalidRequest: not a cursor of this service, or one of a search with other filters.
+    """
+    try:
+        blob = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        offset, fingerprint = int(blob["o"]), str(blob["f"])
+    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise InvalidRequest("the cursor is not one this service gave") from None
+    if fingerprint != filters.fingerprint() or offset < 0:
+        raise InvalidRequest("the cursor belongs to a search with other filters")
+    return offset
