@@ -39,6 +39,7 @@ from ves.clock import from_rfc3339
 from ves.errors import InvalidRequest, NotReady
 
 MAX_LIMIT = 200
+FIRST_BATCH = 64  # runs read first in time order (then 256, 1024, ...): see SearchEngine._page
 _IDS = pa.schema([pa.field("video_id", pa.string(), False), pa.field("run_id", pa.string(), False)])
 META = pa.schema(
     [*_IDS, pa.field("title", pa.string(), False), pa.field("recorded_epoch", pa.float64())]
@@ -88,16 +89,51 @@ class SearchEngine:
         )
         runs, derived = self._indexed(tenant_id, listed)
         matching = [r for r in runs if could_match(r, filters)]
-        derived = self._derive_older(matching, derived)
-        rows = self._query(matching, derived, filters, limit + 1, offset) if matching else []
+        rows, read = self._page(matching, derived, filters, offset + limit + 1)
+        rows = [_hit(row) for row in rows[offset:]]
         return SearchPage(
             filters=filters,
             hits=rows[:limit],
             next_cursor=write_cursor(offset + limit, filters) if len(rows) > limit else None,
             runs=len(runs),
             videos=len({r.video_id for r in runs}),
-            read=len(matching),
+            read=read,
         )
+
+    def _page(
+        self,
+        runs: list[IndexedRun],
+        derived: dict[str, pa.Table],
+        filters: SearchFilters,
+        count: int,
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The first ``count`` hits of ``runs`` in the search's order, and how many runs were
+        read for them.
+
+        In time order (clock time first) runs are read earliest recorded first, in batches that
+        grow fourfold, each batch's hits ranked with the best ``count`` kept so far. Once the
+        ``count``-th of those is earlier than the recorded time of the first run not read, no
+        later run can place a hit before it (a hit's clock time is its run's recorded time plus
+        a time in the video, never negative), so the rest are never opened: the first pages of
+        a search over 10,000 videos read a few hundred files. In relevance order every run is
+        read at once.
+        """
+        if not runs:
+            return [], 0
+        if filters.sort != "time":
+            derived = self._derive_older(runs, derived)
+            return self._query(runs, runs, derived, filters, count, None).to_pylist(), len(runs)
+        ordered = sorted(runs, key=_recorded_order)
+        kept: pa.Table | None = None
+        start, size = 0, FIRST_BATCH
+        while True:
+            batch = ordered[start : start + size]
+            start += len(batch)
+            derived = self._derive_older(batch, derived)
+            kept = self._query(ordered[:start], batch, derived, filters, count, kept)
+            if start == len(ordered) or _settled(kept, count, ordered[start]):
+                return kept.to_pylist(), start
+            size *= 4
 
     def _indexed(
         self, tenant_id: str, listed: list[IndexedRun]
@@ -135,17 +171,20 @@ class SearchEngine:
 
     def _query(
         self,
+        known: list[IndexedRun],
         runs: list[IndexedRun],
         derived: dict[str, pa.Table],
         filters: SearchFilters,
         count: int,
-        offset: int,
-    ) -> list[dict[str, Any]]:
-        """``count`` rows from ``offset`` of the hits of ``runs`` that ``filters`` find."""
+        kept: pa.Table | None,
+    ) -> pa.Table:
+        """The first ``count`` result rows of the hits of ``runs`` and the result rows ``kept``
+        from an earlier batch (``known``: every run either comes from, for its title and
+        recorded time)."""
         with self._lock:
             cursor = self._db.cursor()
         try:
-            cursor.register("meta", _meta(runs))
+            cursor.register("meta", _meta(known))
             sources: list[str] = []
             params: dict[str, Any] = {}
             on_file = [r for r in runs if r.run_id not in derived]
@@ -155,11 +194,14 @@ class SearchEngine:
             if held:
                 cursor.register("derived", _with_ids(held, derived))
                 sources.append("SELECT * FROM derived")
-            sql, more = hits_query(" UNION ALL BY NAME ".join(sources), filters, count, offset)
-            table = cursor.sql(sql, params=params | more).to_arrow_table()
+            if kept is not None and kept.num_rows:
+                cursor.register("kept", kept)
+                sources.append("SELECT * EXCLUDE (title, recorded_epoch) FROM kept")
+            sql, more = hits_query(" UNION ALL BY NAME ".join(sources), filters, count, 0)
+            table: pa.Table = cursor.sql(sql, params=params | more).to_arrow_table()
         finally:
             cursor.close()
-        return [_hit(row) for row in table.to_pylist()]
+        return table
 
     def _files(
         self, cursor: duckdb.DuckDBPyConnection, runs: list[IndexedRun], params: dict[str, Any]
@@ -210,6 +252,27 @@ def could_match(run: IndexedRun, filters: SearchFilters) -> bool:
     return filters.finds != "text" or bool(summary.texts)
 
 
+def recorded_epoch(run: IndexedRun) -> float | None:
+    """When the run's video started, in seconds since the epoch (None: not known)."""
+    return from_rfc3339(run.recorded_at).timestamp() if run.recorded_at else None
+
+
+def _recorded_order(run: IndexedRun) -> tuple[bool, float]:
+    """Runs of known recorded time first, earliest first."""
+    epoch = recorded_epoch(run)
+    return epoch is None, epoch or 0.0
+
+
+def _settled(kept: pa.Table, count: int, unread: IndexedRun) -> bool:
+    """Whether no hit of ``unread`` or of any run recorded after it can rank among ``kept``,
+    the first ``count`` hits in time order of the runs recorded before it."""
+    epoch = recorded_epoch(unread)
+    if kept.num_rows < count or epoch is None:
+        return False
+    last = kept.slice(kept.num_rows - 1).select(["recorded_epoch", "start_s"]).to_pylist()[0]
+    return last["recorded_epoch"] is not None and last["recorded_epoch"] + last["start_s"] < epoch
+
+
 def _meta(runs: list[IndexedRun]) -> pa.Table:
     """Each run's video title and recorded time (seconds since the epoch, or null)."""
     return pa.Table.from_pylist(
@@ -218,9 +281,7 @@ def _meta(runs: list[IndexedRun]) -> pa.Table:
                 "video_id": r.video_id,
                 "run_id": r.run_id,
                 "title": r.title,
-                "recorded_epoch": from_rfc3339(r.recorded_at).timestamp()
-                if r.recorded_at
-                else None,
+                "recorded_epoch": recorded_epoch(r),
             }
             for r in runs
         ],
