@@ -52,12 +52,13 @@ _Q_EXAMPLES = {
         "events of those types. Texts compare case- and space-insensitively (`gate7` finds "
         "`GATE 7`). Each hit carries its video, run, time span, the evidence span ids that "
         "back it (cite them as Ask does) and a thumbnail URL. `interpreted` echoes the filters "
-        "searched. Free text that cannot be read is a 422 `not_understood` whose "
+        "searched. A `video_id` that is none of the workspace's is a 404. Free text that "
+        "cannot be read is a 422 `not_understood` whose "
         "`interpreted` member says what was understood. Counted per day against the plan's "
         '`searches_per_day`. Example: `curl -H "Authorization: Bearer $KEY" '
         '"$API/api/product/search?q=GATE%207"`.'
     ),
-    responses=problem_responses(400, 401, 402, 422),
+    responses=problem_responses(400, 401, 402, 404, 422),
 )
 def search(
     tenant: TenantDep,

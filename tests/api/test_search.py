@@ -153,7 +153,10 @@ def test_another_tenants_videos_are_never_found(workspace: dict[str, Any]) -> No
     assert theirs["searched"] == {"runs": 1, "videos": 1, "read": 1}
     everything = _search(acme, limit=200, run="all")["data"]
     assert ids["other"] not in {h["video_id"] for h in everything}
-    assert _search(acme, video_id=ids["other"])["data"] == []
+    mine = acme.get("/api/product/search", params={"video_id": ids["other"]})
+    unknown = acme.get("/api/product/search", params={"video_id": "vid_01m8dnobodyhasthis000000"})
+    assert expect_problem(mine, 404, "not_found")["detail"] == f"no video {ids['other']}"
+    expect_problem(unknown, 404, "not_found")
 
 
 def test_pages_follow_one_another_and_bad_queries_are_problems(

@@ -19,7 +19,7 @@ from storage.artifacts.blobs import BlobStore, open_blob_store
 from storage.catalog.database import Catalog
 from storage.catalog.tenants import TenantStore
 from testkit.workspace import PlantedRun, plant_run
-from ves.errors import InvalidRequest, ValidationFailed
+from ves.errors import InvalidRequest, NotFound, ValidationFailed
 from ves.settings import Settings
 
 
@@ -124,7 +124,8 @@ def test_another_tenants_rows_are_never_read(world: dict[str, Any]) -> None:
         assert theirs[0] not in {h["video_id"] for h in page.hits}
         # front, back and the dock's newest run (and its older one with every_run)
         assert page.runs == (4 if filters.every_run else 3)
-    assert engine.search(acme, SearchFilters(video_ids=(theirs[0],))).hits == []
+    with pytest.raises(NotFound):  # as an id nobody has
+        engine.search(acme, SearchFilters(video_ids=(theirs[0],)))
     page = engine.search(globex, SearchFilters(text="gate"), limit=200)
     assert {h["video_id"] for h in page.hits} == {theirs[0]}
 
