@@ -34,9 +34,9 @@ from storage.artifacts.blobs import BlobStore
 from storage.artifacts.hits import holds_hits, read_hits, summarize
 from storage.artifacts.schemas import ARTIFACTS
 from storage.catalog.database import Catalog
-from storage.catalog.search_index import IndexedRun, SearchIndex
+from storage.catalog.search_index import IndexedRun, SearchIndex, unknown_videos
 from ves.clock import from_rfc3339
-from ves.errors import InvalidRequest, NotReady
+from ves.errors import InvalidRequest, NotFound, NotReady
 
 MAX_LIMIT = 200
 FIRST_BATCH = 64  # runs read first in time order (then 256, 1024, ...): see SearchEngine._page
@@ -75,10 +75,14 @@ class SearchEngine:
         """The page of the tenant's hits that ``filters`` find, after ``cursor``.
 
         Raises:
-            InvalidRequest: a filter that cannot hold, a cursor of another search or a
-                malformed one.
+            ValidationFailed: a filter that cannot hold.
+            NotFound: a video id that is none of the tenant's.
+            InvalidRequest: a cursor of another search, or a malformed one.
         """
         filters = filters.checked()
+        unknown = unknown_videos(self.index.catalog, tenant_id, filters.video_ids)
+        if unknown:
+            raise NotFound(f"no video {unknown[0]}")
         limit = max(1, min(limit, MAX_LIMIT))
         offset = read_cursor(cursor, filters) if cursor else 0
         listed = self.index.published(

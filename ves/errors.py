@@ -17,6 +17,8 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
     ├── PayloadTooLarge            413 payload_too_large
     ├── UnsupportedMediaType       415 unsupported_media_type
     ├── ValidationFailed           422 validation_error     (carries ``errors``)
+    │   └── NotUnderstood          422 not_understood       (free text no reader can read;
+    │                                                         carries ``interpreted``)
     ├── SourceError                422                      (a source URL or its bytes)
     │   ├── SourceUnreachable      422 source_unreachable
     │   └── SourceRejected         422 source_rejected      (SSRF guard, bad scheme)
@@ -153,6 +155,18 @@ class ValidationFailed(VesError):
     code = "validation_error"
     status = 422
     title = "Validation failed"
+
+
+class NotUnderstood(ValidationFailed):
+    """A free-text search the readers cannot turn into filters; ``interpreted`` holds what they
+    did understand, so the client can rephrase rather than be answered with a guess."""
+
+    code = "not_understood"
+    title = "Query not understood"
+
+    def __init__(self, detail: str, interpreted: dict[str, Any]) -> None:
+        super().__init__(detail)
+        self.interpreted = interpreted
 
 
 class SourceError(VesError):
