@@ -34,7 +34,7 @@ from storage.artifacts.blobs import BlobStore
 from storage.artifacts.hits import holds_hits, read_hits, summarize
 from storage.artifacts.schemas import ARTIFACTS
 from storage.catalog.database import Catalog
-from storage.catalog.search_index import IndexedRun, SearchIndex, unknown_videos
+from storage.catalog.search_index import Holding, IndexedRun, Scope, SearchIndex, unknown_videos
 from ves.clock import from_rfc3339
 from ves.errors import InvalidRequest, NotFound, NotReady
 
@@ -80,27 +80,25 @@ class SearchEngine:
             InvalidRequest: a cursor of another search, or a malformed one.
         """
         filters = filters.checked()
-        unknown = unknown_videos(self.index.catalog, tenant_id, filters.video_ids)
-        if unknown:
-            raise NotFound(f"no video {unknown[0]}")
+        if filters.video_ids:
+            unknown = unknown_videos(self.index.catalog, tenant_id, filters.video_ids)
+            if unknown:
+                raise NotFound(f"no video {unknown[0]}")
         limit = max(1, min(limit, MAX_LIMIT))
         offset = read_cursor(cursor, filters) if cursor else 0
-        listed = self.index.published(
-            tenant_id,
-            every_run=filters.every_run,
-            video_ids=filters.video_ids,
-            title=filters.title,
-        )
+        scope = Scope(filters.every_run, filters.video_ids, filters.title)
+        listed = self.index.published(tenant_id, scope, holding_of(filters))
         runs, derived = self._indexed(tenant_id, listed)
         matching = [r for r in runs if could_match(r, filters)]
         rows, read = self._page(matching, derived, filters, offset + limit + 1)
         rows = [_hit(row) for row in rows[offset:]]
+        in_scope, videos = self.index.count(tenant_id, scope)
         return SearchPage(
             filters=filters,
             hits=rows[:limit],
             next_cursor=write_cursor(offset + limit, filters) if len(rows) > limit else None,
-            runs=len(runs),
-            videos=len({r.video_id for r in runs}),
+            runs=in_scope,
+            videos=videos,
             read=read,
         )
 
@@ -234,13 +232,32 @@ class SearchEngine:
         return "SELECT * FROM files"
 
 
+def holding_of(filters: SearchFilters) -> Holding:
+    """What a run's summary must hold for ``filters`` to find anything in it, asked of the
+    catalog before runs are listed (``could_match`` then checks each listed run)."""
+    return Holding(
+        classes=filters.classes,
+        event_types=filters.event_types,
+        zones=filters.zones,
+        needle=filters.needle,
+        exact=filters.text_exact,
+        texts=filters.finds == "text",
+        dated=filters.recorded_after is not None or filters.recorded_before is not None,
+    )
+
+
 def could_match(run: IndexedRun, filters: SearchFilters) -> bool:
     """Whether the run's summary leaves any room for a hit (False: its file is not read)."""
     summary = run.summary
     if summary is None or summary.hits == 0:
         return False
-    if (filters.recorded_after or filters.recorded_before) and run.recorded_at is None:
-        return False
+    if filters.recorded_after or filters.recorded_before:
+        epoch = recorded_epoch(run)
+        if epoch is None:
+            return False
+        # A hit's clock time is the recorded time plus its time in the video (never negative).
+        if filters.recorded_before is not None and epoch > filters.recorded_before.timestamp():
+            return False
     wanted = (
         (filters.classes, summary.classes),
         (filters.event_types, summary.event_types),
