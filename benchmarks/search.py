@@ -4,13 +4,14 @@ one video's scene graph.
     .venv/bin/python benchmarks/search.py [--sizes 100 1000 10000] [--seed 1] [--repeats 30]
         [--fresh]
 
-For each size N a workspace is built once and cached in ``benchmarks/.cache/search-n<N>-s<seed>/``
-(a SQLite catalog and a local blob store): N videos of the searched tenant, each with one
-published run of ``testkit.workspace.realistic_run`` (a 10-minute clip's scene graph, ~60
-objects, ~8 texts, ~220 events, written as a run writes them with its ``hits.parquet`` and its
-search index row), recorded over one week; and N/10 videos of another tenant, which a search
-must never list nor read. ``testkit.workspace.plant_many`` builds them (``plant_run`` per video
-would take about 10 minutes for N = 10,000); the build time is printed and kept.
+For each size N a workspace is built once and cached in
+``benchmarks/.cache/search-n<N>-s<seed>-v<BUILT_BY>/`` (a SQLite catalog and a local blob
+store): N videos of the searched tenant, each with one published run of
+``testkit.workspace.realistic_run`` (a 10-minute clip's scene graph, ~60 objects, ~8 texts, ~220
+events, written as a run writes them with its ``hits.parquet`` and its search index row),
+recorded over one week; and N/10 videos of another tenant, which a search must never list nor
+read. ``testkit.workspace.plant_many`` builds them (``plant_run`` per video would take about 10
+minutes for N = 10,000); the build time is printed and kept.
 
 Then, in this process, one ``search.engine.SearchEngine`` per workspace runs each typical search
 (a text substring, an exact text, people in a zone, long dwells, a clock-time window, people by
@@ -49,6 +50,7 @@ from testkit.workspace import BulkVideo, plant_many, realistic_run
 from ves.clock import to_rfc3339
 
 CACHE = Path(__file__).resolve().parent / ".cache"
+BUILT_BY = 2  # bumped when a workspace of the same N and seed would be built differently
 WEEK_START = datetime(2026, 11, 16, tzinfo=UTC)
 NIGHT = datetime(2026, 11, 20, 22, tzinfo=UTC)  # "after 22:00 on 2026-11-20"
 BATCH = 500  # videos planted per catalog transaction
@@ -124,7 +126,7 @@ def build(folder: Path, count: int, seed: int) -> dict[str, Any]:
 
 def workspace(count: int, seed: int, fresh: bool) -> Workspace:
     """The cached workspace of ``count`` videos and ``seed``, built when absent (or ``fresh``)."""
-    folder = CACHE / f"search-n{count}-s{seed}"
+    folder = CACHE / f"search-n{count}-s{seed}-v{BUILT_BY}"
     record = folder / "workspace.json"
     if fresh:
         shutil.rmtree(folder, ignore_errors=True)
@@ -167,7 +169,11 @@ def timed(call: Callable[[], object]) -> float:
 
 
 def p95(samples: list[float]) -> float:
-    return statistics.quantiles(samples, n=20, method="inclusive")[18] if len(samples) > 1 else samples[0]
+    return (
+        statistics.quantiles(samples, n=20, method="inclusive")[18]
+        if len(samples) > 1
+        else samples[0]
+    )
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ import pyarrow.dataset as ds
 from search.filters import SearchFilters
 from search.sql import hits_query
 from storage.artifacts.blobs import BlobStore
-from storage.artifacts.hits import holds_hits, read_hits, summarize
+from storage.artifacts.hits import HitSummary, holds_hits, read_hits, summarize
 from storage.artifacts.schemas import ARTIFACTS
 from storage.catalog.database import Catalog
 from storage.catalog.search_index import Holding, IndexedRun, Scope, SearchIndex, unknown_videos
@@ -243,21 +243,16 @@ def holding_of(filters: SearchFilters) -> Holding:
         exact=filters.text_exact,
         texts=filters.finds == "text",
         dated=filters.recorded_after is not None or filters.recorded_before is not None,
+        min_dwell_s=filters.min_dwell_s,
+        start_s=filters.start_s,
     )
 
 
 def could_match(run: IndexedRun, filters: SearchFilters) -> bool:
     """Whether the run's summary leaves any room for a hit (False: its file is not read)."""
     summary = run.summary
-    if summary is None or summary.hits == 0:
+    if summary is None or summary.hits == 0 or not _within_reach(run, summary, filters):
         return False
-    if filters.recorded_after or filters.recorded_before:
-        epoch = recorded_epoch(run)
-        if epoch is None:
-            return False
-        # A hit's clock time is the recorded time plus its time in the video (never negative).
-        if filters.recorded_before is not None and epoch > filters.recorded_before.timestamp():
-            return False
     wanted = (
         (filters.classes, summary.classes),
         (filters.event_types, summary.event_types),
@@ -271,6 +266,26 @@ def could_match(run: IndexedRun, filters: SearchFilters) -> bool:
             return needle in summary.texts
         return any(needle in text for text in summary.texts)
     return filters.finds != "text" or bool(summary.texts)
+
+
+def _within_reach(run: IndexedRun, summary: HitSummary, filters: SearchFilters) -> bool:
+    """Whether the run's stretch of time (and longest dwell) can meet the filters' times: its
+    hits span its recorded time plus 0 to ``last_s`` (both as the search's SQL adds them)."""
+    last = summary.last_s
+    longest = summary.longest_dwell_s
+    if filters.min_dwell_s is not None and longest is not None and longest < filters.min_dwell_s:
+        return False
+    if filters.start_s is not None and last is not None and last < filters.start_s:
+        return False
+    if filters.recorded_after is None and filters.recorded_before is None:
+        return True
+    epoch = recorded_epoch(run)
+    if epoch is None:
+        return False
+    before, after = filters.recorded_before, filters.recorded_after
+    if before is not None and epoch > before.timestamp():
+        return False
+    return after is None or last is None or epoch + last >= after.timestamp()
 
 
 def recorded_epoch(run: IndexedRun) -> float | None:

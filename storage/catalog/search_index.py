@@ -23,7 +23,10 @@ from storage.catalog.database import Catalog
 from storage.catalog.tables import runs, search_runs, videos
 from ves.clock import now_rfc3339
 
-_SUMMARY = ("classes", "event_types", "zones", "texts", "hits", "has_file", "indexed_at")
+_SUMMARY = (
+    *("classes", "event_types", "zones", "texts", "hits", "has_file", "indexed_at"),
+    *("last_s", "longest_dwell_s"),
+)
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,8 @@ class Holding:
     """What an indexed run must hold for a search to find anything in it, asked of its summary
     in the catalog (so runs that cannot match are never listed): one of each non-empty set of
     ``classes``, ``event_types`` and ``zones``; a text holding ``needle`` (the whole text
-    with ``exact``); any text (``texts``); a recorded time (``dated``). It may let through a
+    with ``exact``); any text (``texts``); a recorded time (``dated``); a dwell of at least
+    ``min_dwell_s``; a hit ending at ``start_s`` or later. It may let through a
     run that cannot match (SQLite's LIKE ignores ASCII case), never drop one that can:
     ``search.engine.could_match`` has the last word."""
 
@@ -134,9 +138,17 @@ class Holding:
     exact: bool = False
     texts: bool = False
     dated: bool = False
+    min_dwell_s: float | None = None
+    start_s: float | None = None
 
     def condition(self) -> sa.ColumnElement[bool]:
         terms = [search_runs.c.hits > 0]
+        for column, least in (
+            (search_runs.c.longest_dwell_s, self.min_dwell_s),
+            (search_runs.c.last_s, self.start_s),
+        ):
+            if least is not None:  # null: indexed before the column existed
+                terms.append(column.is_(None) | (column >= least))
         for column, members in (
             (search_runs.c.classes, self.classes),
             (search_runs.c.event_types, self.event_types),

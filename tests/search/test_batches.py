@@ -81,3 +81,13 @@ def test_a_first_page_in_time_order_reads_the_earliest_runs_only(
     page = engine.search(tenant_id, SearchFilters(), limit=5)
     assert page.read < page.runs == 24
     assert engine.search(tenant_id, SearchFilters(sort="relevance"), limit=5).read == 24
+
+
+def test_runs_that_end_too_soon_or_never_dwell_so_long_are_not_read(
+    workspace: tuple[SearchEngine, str],
+) -> None:
+    engine, tenant_id = workspace  # two-minute videos: every hit ends by 120 s
+    assert engine.search(tenant_id, SearchFilters(min_dwell_s=10_000)).read == 0
+    assert engine.search(tenant_id, SearchFilters(start_s=125)).read == 0
+    late = SearchFilters(recorded_after=datetime(2026, 11, 21, 7, tzinfo=UTC))
+    assert engine.search(tenant_id, late).read == 1  # only the one recorded at 08:00
