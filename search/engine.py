@@ -35,7 +35,6 @@ from storage.artifacts.hits import HitSummary, holds_hits, read_hits, summarize
 from storage.artifacts.schemas import ARTIFACTS
 from storage.catalog.database import Catalog
 from storage.catalog.search_index import Holding, IndexedRun, Scope, SearchIndex, unknown_videos
-from ves.clock import from_rfc3339
 from ves.errors import InvalidRequest, NotFound, NotReady
 
 MAX_LIMIT = 200
@@ -148,7 +147,7 @@ class SearchEngine:
             key = self.store.key_of(seen.key)
             if key is None:
                 continue
-            run = dataclasses.replace(seen, key=key)
+            run = seen if key == seen.key else dataclasses.replace(seen, key=key)
             if run.summary is None:
                 try:
                     hits, has_file = read_hits(self.store, key), holds_hits(self.store, key)
@@ -279,7 +278,7 @@ def _within_reach(run: IndexedRun, summary: HitSummary, filters: SearchFilters) 
         return False
     if filters.recorded_after is None and filters.recorded_before is None:
         return True
-    epoch = recorded_epoch(run)
+    epoch = run.recorded_epoch
     if epoch is None:
         return False
     before, after = filters.recorded_before, filters.recorded_after
@@ -288,21 +287,16 @@ def _within_reach(run: IndexedRun, summary: HitSummary, filters: SearchFilters) 
     return after is None or last is None or epoch + last >= after.timestamp()
 
 
-def recorded_epoch(run: IndexedRun) -> float | None:
-    """When the run's video started, in seconds since the epoch (None: not known)."""
-    return from_rfc3339(run.recorded_at).timestamp() if run.recorded_at else None
-
-
 def _recorded_order(run: IndexedRun) -> tuple[bool, float]:
     """Runs of known recorded time first, earliest first."""
-    epoch = recorded_epoch(run)
+    epoch = run.recorded_epoch
     return epoch is None, epoch or 0.0
 
 
 def _settled(kept: pa.Table, count: int, unread: IndexedRun) -> bool:
     """Whether no hit of ``unread`` or of any run recorded after it can rank among ``kept``,
     the first ``count`` hits in time order of the runs recorded before it."""
-    epoch = recorded_epoch(unread)
+    epoch = unread.recorded_epoch
     if kept.num_rows < count or epoch is None:
         return False
     last = kept.slice(kept.num_rows - 1).select(["recorded_epoch", "start_s"]).to_pylist()[0]
@@ -317,7 +311,7 @@ def _meta(runs: list[IndexedRun]) -> pa.Table:
                 "video_id": r.video_id,
                 "run_id": r.run_id,
                 "title": r.title,
-                "recorded_epoch": recorded_epoch(r),
+                "recorded_epoch": r.recorded_epoch,
             }
             for r in runs
         ],

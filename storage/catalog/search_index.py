@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import sqlalchemy as sa
@@ -21,7 +22,7 @@ from storage.artifacts.blobs import BlobStore
 from storage.artifacts.hits import HitSummary, holds_hits, read_hits, summarize
 from storage.catalog.database import Catalog
 from storage.catalog.tables import runs, search_runs, videos
-from ves.clock import now_rfc3339
+from ves.clock import from_rfc3339, now_rfc3339
 
 _SUMMARY = (
     *("classes", "event_types", "zones", "texts", "hits", "has_file", "indexed_at"),
@@ -40,6 +41,11 @@ class IndexedRun:
     title: str
     recorded_at: str | None
     summary: HitSummary | None
+
+    @cached_property
+    def recorded_epoch(self) -> float | None:
+        """When the video's time 0 was recorded, in seconds since the epoch (None: unknown)."""
+        return from_rfc3339(self.recorded_at).timestamp() if self.recorded_at else None
 
 
 class SearchIndex:
