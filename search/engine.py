@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 
 from search.filters import SearchFilters
-from search.sql import hits_query
+from search.sql import hits_query, keyed
 from storage.artifacts.blobs import BlobStore
 from storage.artifacts.hits import HitSummary, holds_hits, read_hits, summarize
 from storage.artifacts.schemas import ARTIFACTS
@@ -181,27 +181,56 @@ class SearchEngine:
     ) -> pa.Table:
         """The first ``count`` result rows of the hits of ``runs`` and the result rows ``kept``
         from an earlier batch (``known``: every run either comes from, for its title and
-        recorded time)."""
+        recorded time).
+
+        In two reads: the ids of the first ``count`` hits, from only the columns the filters
+        and the order need; then those hits whole, from the few runs that hold them (reading
+        every column of every run costs about twice as much).
+        """
         with self._lock:
             cursor = self._db.cursor()
         try:
             cursor.register("meta", _meta(known))
-            sources: list[str] = []
-            params: dict[str, Any] = {}
-            on_file = [r for r in runs if r.run_id not in derived]
-            if on_file:
-                sources.append(self._files(cursor, on_file, params))
-            held = [r for r in runs if r.run_id in derived]
-            if held:
-                cursor.register("derived", _with_ids(held, derived))
-                sources.append("SELECT * FROM derived")
-            if kept is not None and kept.num_rows:
-                cursor.register("kept", kept)
-                sources.append("SELECT * EXCLUDE (title, recorded_epoch) FROM kept")
-            sql, more = hits_query(" UNION ALL BY NAME ".join(sources), filters, count, 0)
-            table: pa.Table = cursor.sql(sql, params=params | more).to_arrow_table()
+            keys = self._select(cursor, runs, derived, filters, count, kept, keys_only=True)
+            if not keys.num_rows:
+                return keys
+            ids = set(zip(keys["video_id"].to_pylist(), keys["run_id"].to_pylist(), strict=True))
+            holding = [r for r in runs if (r.video_id, r.run_id) in ids]
+            cursor.register("keys", keys)
+            return self._select(cursor, holding, derived, filters, count, kept, keys_only=False)
         finally:
             cursor.close()
+
+    def _select(
+        self,
+        cursor: duckdb.DuckDBPyConnection,
+        runs: list[IndexedRun],
+        derived: dict[str, pa.Table],
+        filters: SearchFilters,
+        count: int,
+        kept: pa.Table | None,
+        *,
+        keys_only: bool,
+    ) -> pa.Table:
+        """The search over ``runs`` and ``kept``: the ids of its first ``count`` hits, or (not
+        ``keys_only``) those of the ``keys`` registered on ``cursor``, whole."""
+        sources: list[str] = []
+        params: dict[str, Any] = {}
+        on_file = [r for r in runs if r.run_id not in derived]
+        if on_file:
+            sources.append(self._files(cursor, on_file, params))
+        held = [r for r in runs if r.run_id in derived]
+        if held:
+            cursor.register("derived", _with_ids(held, derived))
+            sources.append("SELECT * FROM derived")
+        if kept is not None and kept.num_rows:
+            cursor.register("kept", kept)
+            sources.append("SELECT * EXCLUDE (title, recorded_epoch) FROM kept")
+        source = " UNION ALL BY NAME ".join(sources)
+        if not keys_only:
+            source = keyed(source)
+        sql, more = hits_query(source, filters, count, 0, keys_only=keys_only)
+        table: pa.Table = cursor.sql(sql, params=params | more).to_arrow_table()
         return table
 
     def _files(
