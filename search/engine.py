@@ -208,7 +208,7 @@ def could_match(run: IndexedRun, filters: SearchFilters) -> bool:
         return False
     needle = filters.needle
     if needle is not None:
-        if filters.text_exact:
+        if filters.text_match == "exact":
             return needle in summary.texts
         return any(needle in text for text in summary.texts)
     return filters.finds != "text" or bool(summary.texts)

@@ -33,9 +33,14 @@ def where_clause(filters: SearchFilters) -> tuple[list[str], dict[str, Any]]:
         terms.append("list_contains($classes, h.class)")
         params["classes"] = list(filters.classes)
     if filters.needle is not None:
-        exact = filters.text_exact
-        terms.append("h.text_norm = $needle" if exact else "contains(h.text_norm, $needle)")
         params["needle"] = filters.needle
+        if filters.text_match == "exact":
+            terms.append("h.text_norm = $needle")
+        elif filters.text_match == "substring":
+            terms.append("contains(h.text_norm, $needle)")
+        else:
+            terms.append("regexp_matches(h.text, $words)")
+            params["words"] = filters.words_pattern
     if filters.zones:
         terms.append("list_has_any(h.zones, $zones)")
         params["zones"] = list(filters.zones)
@@ -78,4 +83,5 @@ def hits_query(
         f"WHERE {' AND '.join(terms)} ORDER BY {order_clause(filters)} "
         "LIMIT $count OFFSET $offset"
     )
-    return sql, params | {"count": count, "offset": offset}
+    named = params | {"count": count, "offset": offset}
+    return sql, {k: v for k, v in named.items() if f"${k}" in sql}  # DuckDB refuses unused ones
