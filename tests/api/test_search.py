@@ -16,8 +16,10 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import text
 
 from storage.artifacts.hits import normalize_text
+from storage.catalog.database import Catalog
 from synthetic import TextSign, lobby_scene, write_video
 from testkit.media_server import MediaServer
 from tests.api.helpers import expect_problem, wait_done
@@ -223,3 +225,14 @@ def test_the_workspace_ask_and_the_mcp_tools_find_the_same(workspace: dict[str, 
     )
     problem = call(acme, "search_videos", q="did a helicopter land")
     assert problem.is_error and problem.structured_content["code"] == "not_understood"
+
+
+def test_each_run_is_indexed_for_search_as_it_succeeds(
+    workspace: dict[str, Any], catalog: Catalog
+) -> None:
+    with catalog.read() as conn:  # before any search met the runs
+        rows = conn.execute(text("SELECT video_id, has_file, texts FROM search_runs")).all()
+    assert sorted(r.video_id for r in rows) == sorted(workspace["ids"].values())
+    assert all(r.has_file == 1 for r in rows)
+    texts = {r.video_id: r.texts.split() for r in rows}
+    assert texts[workspace["ids"]["lobby"]] == ["exit3", "lobby"]
