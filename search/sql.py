@@ -33,14 +33,7 @@ def where_clause(filters: SearchFilters) -> tuple[list[str], dict[str, Any]]:
         terms.append("list_contains($classes, h.class)")
         params["classes"] = list(filters.classes)
     if filters.needle is not None:
-        params["needle"] = filters.needle
-        if filters.text_match == "exact":
-            terms.append("h.text_norm = $needle")
-        elif filters.text_match == "substring":
-            terms.append("contains(h.text_norm, $needle)")
-        else:
-            terms.append("regexp_matches(h.text, $words)")
-            params["words"] = filters.words_pattern
+        terms.append(_text_term(filters, params))
     if filters.zones:
         terms.append("list_has_any(h.zones, $zones)")
         params["zones"] = list(filters.zones)
@@ -60,6 +53,17 @@ def where_clause(filters: SearchFilters) -> tuple[list[str], dict[str, Any]]:
         terms.append("m.recorded_epoch + h.start_s <= $before")
         params["before"] = filters.recorded_before.timestamp()
     return terms, params
+
+
+def _text_term(filters: SearchFilters, params: dict[str, Any]) -> str:
+    """The condition on the hit's text, as ``text_match`` says (its parameters added)."""
+    params["needle"] = filters.needle
+    if filters.text_match == "exact":
+        return "h.text_norm = $needle"
+    if filters.text_match == "substring":
+        return "contains(h.text_norm, $needle)"
+    params["words"] = filters.words_pattern
+    return "regexp_matches(h.text, $words)"
 
 
 def order_clause(filters: SearchFilters) -> str:
