@@ -8,14 +8,13 @@ answers do, and links a thumbnail.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
 from api.audit import AuditedRoute
 from api.deps import SearchDep, SettingsDep, TenantDep
-from api.operations.search import filters_of, search_workspace
+from api.operations.search import filters_of, moment_of, search_workspace
 from api.problems import problem_responses
 from api.schemas.search import SearchResults
 from search.engine import MAX_LIMIT
@@ -90,10 +89,18 @@ def search(
         float | None, Query(ge=0, description="Overlapping the video before this time.")
     ] = None,
     recorded_after: Annotated[
-        datetime | None, Query(description="On the clock after this (RFC 3339).")
+        str | None,
+        Query(
+            description="On the clock after this (RFC 3339 with its offset).",
+            json_schema_extra={"format": "date-time"},
+        ),
     ] = None,
     recorded_before: Annotated[
-        datetime | None, Query(description="On the clock before this (RFC 3339).")
+        str | None,
+        Query(
+            description="On the clock before this (RFC 3339 with its offset).",
+            json_schema_extra={"format": "date-time"},
+        ),
     ] = None,
     video_id: Annotated[list[str], Query(description="Only these videos.")] = [],  # noqa: B006
     title: Annotated[
@@ -118,8 +125,8 @@ def search(
         min_dwell_s=min_dwell_s,
         start_s=start_s,
         end_s=end_s,
-        recorded_after=recorded_after,
-        recorded_before=recorded_before,
+        recorded_after=moment_of(recorded_after, "recorded_after"),
+        recorded_before=moment_of(recorded_before, "recorded_before"),
         video_ids=tuple(video_id),
         title=title,
         every_run=run == "all",

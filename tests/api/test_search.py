@@ -236,3 +236,13 @@ def test_each_run_is_indexed_for_search_as_it_succeeds(
     assert all(r.has_file == 1 for r in rows)
     texts = {r.video_id: r.texts.split() for r in rows}
     assert texts[workspace["ids"]["lobby"]] == ["exit3", "lobby"]
+
+
+@pytest.mark.parametrize("moment", ["2026-11-20", "1763676000", "2026-11-20T22:00:00", "soon"])
+def test_a_clock_time_is_an_rfc3339_moment_with_its_offset(client_for: Any, moment: str) -> None:
+    client = client_for("acme")
+    response = client.get("/api/product/search", params={"recorded_after": moment})
+    body = expect_problem(response, 422, "validation_error")
+    assert "recorded_after" in str(body["detail"])
+    fine = client.get("/api/product/search", params={"recorded_after": "2026-11-20T22:00:00Z"})
+    assert fine.status_code == 200 and fine.json()["data"] == []
