@@ -25,6 +25,7 @@ from api.routes import (
     notes,
     onboarding,
     runs,
+    search,
     signing_keys,
     videos,
     webhooks,
@@ -32,6 +33,7 @@ from api.routes import (
 from ask.phrasing import LlmPhraser
 from ask.world import WorldCache
 from flows.orchestrator import PrefectSubmitter, Submitter
+from search.engine import SearchEngine
 from storage.artifacts.blobs import open_blob_store
 from storage.artifacts.reads import ArtifactReader
 from storage.catalog.audit import AuditLog
@@ -83,6 +85,7 @@ def create_app(
     app.state.store = open_blob_store(settings)
     app.state.reader = ArtifactReader(app.state.store)
     app.state.worlds = WorldCache(app.state.reader)
+    app.state.search = SearchEngine(catalog, app.state.store)
     app.state.read_cache = ReadCache(settings.read_cache_bytes)
     app.state.auth_failures = AuthFailures(settings.auth_fail_limit, settings.auth_fail_window_s)
     app.state.phraser = LlmPhraser.from_settings(settings)
@@ -98,6 +101,7 @@ def create_app(
     app.include_router(media.router)
     app.include_router(media.source_router)
     app.include_router(ask.router)
+    app.include_router(search.router)
     app.include_router(audit.router)
     app.include_router(billing.router)
     app.include_router(onboarding.router)

@@ -20,6 +20,7 @@ from ves.errors import (
     InvalidRequest,
     MethodNotAllowed,
     NotFound,
+    NotUnderstood,
     PayloadTooLarge,
     PlanLimitExceeded,
     RangeNotSatisfiable,
@@ -63,6 +64,10 @@ class Problem(BaseModel):
     limit: str | None = Field(None, description="For 402: the plan limit that was reached.")
     value: float | None = Field(None, description="For 402: that limit's value in the plan.")
     used: float | None = Field(None, description="For 402: how much of it is used.")
+    interpreted: dict[str, Any] | None = Field(
+        None,
+        description="For 422 `not_understood`: what the search did understand of the free text.",
+    )
 
 
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -87,6 +92,8 @@ def problem_body(error: VesError, request_id: str | None) -> dict[str, Any]:
         body["errors"] = error.errors
     if isinstance(error, PlanLimitExceeded):
         body.update(limit=error.limit, value=error.value, used=error.used)
+    if isinstance(error, NotUnderstood):
+        body["interpreted"] = error.interpreted
     return body
 
 

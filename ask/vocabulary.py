@@ -89,7 +89,8 @@ ACTIONS: tuple[tuple[str, str], ...] = (
     ),
     (
         "exit_zone",
-        r"\b(?:exit\w*|leave|leaves|left (?:the )?(?:zone|area)|go(?:es)? out|went out)\b",
+        # "left the zone" is leaving; "the left zone" is a place
+        r"\b(?:exit\w*|leave|leaves|(?<!the )left (?:the )?(?:zone|area)|go(?:es)? out|went out)\b",
     ),
     (
         "disappear",

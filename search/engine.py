@@ -74,8 +74,8 @@ class SearchEngine:
         """The page of the tenant's hits that ``filters`` find, after ``cursor``.
 
         Raises:
-            InvalidRequest: a filter that cannot hold, a cursor of another search or a
-                malformed one.
+            ValidationFailed: a filter that cannot hold.
+            InvalidRequest: a cursor of another search, or a malformed one.
         """
         filters = filters.checked()
         limit = max(1, min(limit, MAX_LIMIT))

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from storage.artifacts.hits import normalize_text
 from ves.clock import to_rfc3339
-from ves.errors import InvalidRequest
+from ves.errors import ValidationFailed
 
 EVENT_TYPES = (
     "appear",
@@ -75,22 +75,22 @@ class SearchFilters:
     sort: Sort = "time"
 
     def checked(self) -> SearchFilters:
-        """The filters with classes and zones in canonical form, or ``InvalidRequest``."""
+        """The filters with classes and zones in canonical form, or ``ValidationFailed``."""
         unknown = [t for t in self.event_types if t not in EVENT_TYPES]
         if unknown:
-            raise InvalidRequest(
+            raise ValidationFailed(
                 f"unknown event type {unknown[0]!r}; known: {', '.join(EVENT_TYPES)}"
             )
         event_types = self.event_types
         if self.min_dwell_s is not None:
             if self.min_dwell_s < 0:
-                raise InvalidRequest("min_dwell_s must not be negative")
+                raise ValidationFailed("min_dwell_s must not be negative")
             if event_types and "dwell" not in event_types:
-                raise InvalidRequest("min_dwell_s applies to dwell events: add event=dwell")
+                raise ValidationFailed("min_dwell_s applies to dwell events: add event=dwell")
             event_types = ("dwell",)
         self._check_windows()
         if self.text is not None and not normalize_text(self.text):
-            raise InvalidRequest("text must hold something besides spaces")
+            raise ValidationFailed("text must hold something besides spaces")
         return dataclasses.replace(
             self,
             classes=tuple(dict.fromkeys(_canonical_class(c) for c in self.classes if c.strip())),
@@ -102,16 +102,16 @@ class SearchFilters:
         for name in ("start_s", "end_s"):
             value = getattr(self, name)
             if value is not None and value < 0:
-                raise InvalidRequest(f"{name} must not be negative")
+                raise ValidationFailed(f"{name} must not be negative")
         if self.start_s is not None and self.end_s is not None and self.end_s < self.start_s:
-            raise InvalidRequest("end_s is before start_s")
+            raise ValidationFailed("end_s is before start_s")
         for name in ("recorded_after", "recorded_before"):
             value = getattr(self, name)
             if value is not None and value.tzinfo is None:
-                raise InvalidRequest(f"{name} needs its UTC offset (e.g. 2026-11-20T22:00:00Z)")
+                raise ValidationFailed(f"{name} needs its UTC offset (e.g. 2026-11-20T22:00:00Z)")
         after, before = self.recorded_after, self.recorded_before
         if after is not None and before is not None and before < after:
-            raise InvalidRequest("recorded_before is before recorded_after")
+            raise ValidationFailed("recorded_before is before recorded_after")
 
     @property
     def needle(self) -> str | None:

@@ -21,6 +21,8 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
     ├── UnsupportedMediaType       415 unsupported_media_type
     ├── RangeNotSatisfiable        416 range_not_satisfiable (carries the object's ``size``)
     ├── ValidationFailed           422 validation_error     (carries ``errors``)
+    │   └── NotUnderstood          422 not_understood       (free text no reader can read;
+    │                                                         carries ``interpreted``)
     ├── SourceError                422                      (a source URL or its bytes)
     │   ├── SourceUnreachable      422 source_unreachable
     │   └── SourceRejected         422 source_rejected      (SSRF guard, bad scheme)
@@ -186,6 +188,18 @@ class ValidationFailed(VesError):
     code = "validation_error"
     status = 422
     title = "Validation failed"
+
+
+class NotUnderstood(ValidationFailed):
+    """A free-text search the readers cannot turn into filters; ``interpreted`` holds what they
+    did understand, so the client can rephrase rather than be answered with a guess."""
+
+    code = "not_understood"
+    title = "Query not understood"
+
+    def __init__(self, detail: str, interpreted: dict[str, Any]) -> None:
+        super().__init__(detail)
+        self.interpreted = interpreted
 
 
 class SourceError(VesError):

@@ -17,6 +17,7 @@ LIMIT_NAMES = (
     "max_video_s",
     "concurrent_runs",
     "asks_per_day",
+    "searches_per_day",
     "storage_bytes",
     "retention_days",
     "live_window_s",
@@ -37,6 +38,9 @@ class PlanLimits(BaseModel):
     max_video_s: float = Field(600.0, gt=0, description="Longest stretch of one video processed.")
     concurrent_runs: int = Field(2, ge=1, description="Runs queued or running at once.")
     asks_per_day: int = Field(200, ge=0, description="Questions asked per UTC day.")
+    searches_per_day: int = Field(
+        2000, ge=0, description="Workspace searches per UTC day (`GET /api/product/search`)."
+    )
     storage_bytes: int = Field(2 * GiB, ge=0, description="Bytes of published artifacts kept.")
     retention_days: int = Field(7, ge=1, description="Days a run's artifacts are kept.")
     bill_failed_runs: bool = Field(

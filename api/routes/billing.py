@@ -39,6 +39,7 @@ def billing_state(tenant: TenantDep, settings: SettingsDep, catalog: CatalogDep)
             processed_s=round(usage.processed_s, 3),
             asks=usage.asks,
             asks_this_month=usage.asks_month,
+            searches=usage.searches,
             storage_bytes=usage.storage_bytes,
             active_runs=usage.active_runs,
         ),

@@ -18,6 +18,7 @@ class PlanPublic(BaseModel):
                 "max_video_s": 600.0,
                 "concurrent_runs": 2,
                 "asks_per_day": 200,
+                "searches_per_day": 2000,
                 "storage_bytes": 2147483648,
                 "retention_days": 7,
                 "bill_failed_runs": False,
@@ -34,6 +35,7 @@ class UsagePublic(BaseModel):
     processed_s: float = Field(description="Seconds of video processed by succeeded runs.")
     asks: int = Field(description="Questions asked today (UTC).")
     asks_this_month: int
+    searches: int = Field(0, description="Workspace searches today (UTC).")
     storage_bytes: int = Field(
         description="Bytes kept now: published artifacts and evidence bundles (until they expire)."
     )
@@ -45,7 +47,7 @@ class BillingState(BaseModel):
     usage: UsagePublic
     remaining: dict[str, float] = Field(
         description="What is left of each limit: videos, executions, processed_s, asks (today), "
-        "storage_bytes, concurrent_runs."
+        "searches (today), storage_bytes, concurrent_runs."
     )
     status: Literal["active", "limited"]
     exhausted: list[str] = Field(description="The limits used up (when status is limited).")

@@ -111,6 +111,21 @@ class SearchIndex:
         ]
 
 
+def vocabulary(catalog: Catalog, tenant_id: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The classes and zone names the tenant's indexed runs hold (what a free-text search
+    reads its words against)."""
+    query = (
+        sa.select(search_runs.c.classes, search_runs.c.zones)
+        .where(search_runs.c.tenant_id == tenant_id)
+        .distinct()
+    )
+    with catalog.read() as conn:
+        rows = conn.execute(query).all()
+    classes = {c for row in rows for c in row.classes.split("\n") if c}
+    zones = {z for row in rows for z in row.zones.split("\n") if z}
+    return frozenset(classes), frozenset(zones)
+
+
 def index_published(
     catalog: Catalog, store: BlobStore, tenant_id: str, video_id: str, run_id: str, key: str
 ) -> None:

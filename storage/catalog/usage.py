@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, text
 
 from storage.catalog.database import Catalog
+from ves.clock import now_rfc3339
 from ves.errors import PlanLimitExceeded
 from ves.plans import PlanLimits
 
@@ -104,6 +105,7 @@ class Usage:
     asks_month: int
     storage_bytes: int
     active_runs: int
+    searches: int = 0  # today
 
     def remaining(self, plan: PlanLimits) -> dict[str, float]:
         return {
@@ -111,6 +113,7 @@ class Usage:
             "executions": max(0, plan.executions_per_month - self.executions),
             "processed_s": max(0.0, plan.processed_s_per_month - self.processed_s),
             "asks": max(0, plan.asks_per_day - self.asks),
+            "searches": max(0, plan.searches_per_day - self.searches),
             "storage_bytes": max(0, plan.storage_bytes - self.storage_bytes),
             "concurrent_runs": max(0, plan.concurrent_runs - self.active_runs),
         }
@@ -147,11 +150,20 @@ class UsageStore:
                 int(get(month, "asks")),
                 int(get(ALL, "storage_bytes")),
                 int(active),
+                int(get(day, "searches")),
             )
 
     def value(self, tenant_id: str, period: str, metric: str) -> float:
         with self.catalog.read() as conn:
             return used(conn, tenant_id, period, metric)
+
+    def count_search(self, tenant_id: str, per_day: int) -> None:
+        """Count one workspace search today and this month, within the plan's
+        ``searches_per_day`` (else ``PlanLimitExceeded`` and nothing is counted)."""
+        now = now_rfc3339()
+        day, month = day_of(now), month_of(now)
+        with self.catalog.write(lock=tenant_id) as conn:
+            consume(conn, tenant_id, (day, month), "searches", ("searches_per_day", per_day, day))
 
 
 def queued_runs(conn: Connection, tenant_id: str) -> int:

@@ -1,0 +1,78 @@
+"""Searching the workspace, shared by the REST route and the MCP ``search_videos`` tool: the
+free text read (or the filters taken as given), the search counted in the tenant's usage, the
+engine's page turned into the response."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from api.schemas.search import Searched, SearchHit, SearchResults
+from search.engine import SearchEngine
+from search.filters import SearchFilters, Sort
+from search.reader import Vocabulary, read_query
+from storage.catalog.records import Tenant
+from storage.catalog.search_index import vocabulary
+from storage.catalog.usage import UsageStore, day_of, refuse
+from ves.clock import now_rfc3339
+from ves.errors import ValidationFailed
+from ves.settings import Settings
+
+
+def filters_of(
+    engine: SearchEngine,
+    tenant_id: str,
+    q: str | None,
+    given: SearchFilters,
+    sort: Sort | None = None,
+) -> SearchFilters:
+    """The filters searched: ``q`` read as Ask reads a question (narrowed by the videos and run
+    given beside it), or ``given`` as they are; sorted by ``sort``, else by relevance when a
+    text is searched and by time otherwise.
+
+    Raises:
+        ValidationFailed: ``q`` together with filters of what to find (one or the other).
+        NotUnderstood: ``q`` cannot be read.
+    """
+    filters = given
+    if q is not None:
+        scope = SearchFilters(
+            video_ids=given.video_ids, title=given.title, every_run=given.every_run
+        )
+        if given != scope:
+            raise ValidationFailed(
+                "give either q (free text) or filters of what to find (class, text, event, "
+                "zone, times), not both; video_id, title, run and sort may go with q"
+            )
+        classes, zones = vocabulary(engine.index.catalog, tenant_id)
+        read = read_query(q, Vocabulary(classes, tuple(sorted(zones))))
+        filters = dataclasses.replace(
+            read, video_ids=given.video_ids, title=given.title, every_run=given.every_run
+        )
+    chosen = sort or ("relevance" if filters.text is not None else "time")
+    return dataclasses.replace(filters, sort=chosen)
+
+
+def search_workspace(
+    tenant: Tenant,
+    engine: SearchEngine,
+    settings: Settings,
+    filters: SearchFilters,
+    *,
+    limit: int,
+    cursor: str | None,
+) -> SearchResults:
+    """One page of the tenant's hits, counted against the plan's ``searches_per_day`` (checked
+    before the search, counted atomically after it)."""
+    per_day = settings.plan(tenant.plan).searches_per_day
+    usage = UsageStore(engine.index.catalog)
+    today = usage.value(tenant.tenant_id, day_of(now_rfc3339()), "searches")
+    if today >= per_day:
+        raise refuse("searches_per_day", per_day, today)
+    page = engine.search(tenant.tenant_id, filters, limit=limit, cursor=cursor)
+    usage.count_search(tenant.tenant_id, per_day)
+    return SearchResults(
+        data=[SearchHit.from_row(dict(row)) for row in page.hits],
+        next_cursor=page.next_cursor,
+        interpreted=page.filters.interpreted(),
+        searched=Searched(runs=page.runs, videos=page.videos, read=page.read),
+    )
