@@ -12,22 +12,12 @@ import pytest
 from api.routes.media import media_secret
 from storage.catalog.tenants import TenantStore
 from testkit.media_server import MediaServer
-from tests.api.helpers import expect_problem, upload_spec
+from tests.api.helpers import expect_problem, upload_recording, upload_spec
 from tests.conftest import Client
 from ves.media_url import sign_media_token
 from ves.settings import Settings
 
 DATA = bytes(range(256)) * 40  # 10,240 bytes whose every range is recognisable
-
-
-def _uploaded(client: httpx.Client, data: bytes = DATA) -> str:
-    """An uploaded recording of ``data``: its video id."""
-    spec = upload_spec(data, sha256=hashlib.sha256(data).hexdigest())
-    body = {"title": "rec", "source_type": "upload", "upload": spec}
-    video = client.post("/api/videos/add", json=body).json()
-    put = client.put(video["upload_url"], content=data, headers={"content-type": "video/mp4"})
-    assert put.status_code == 200, put.text
-    return str(video["video_id"])
 
 
 def _media_url(client: httpx.Client, video_id: str) -> str:
@@ -42,7 +32,7 @@ def _media_url(client: httpx.Client, video_id: str) -> str:
 @pytest.fixture
 def played(client: httpx.Client, anon: httpx.Client) -> tuple[httpx.Client, str, str]:
     """(a client without any key, the signed URL of an uploaded recording, its video id)."""
-    video_id = _uploaded(client)
+    video_id = upload_recording(client, DATA)
     return anon, _media_url(client, video_id), video_id
 
 
@@ -112,7 +102,7 @@ def test_a_forged_moved_or_expired_token_is_a_403(
     anon, url, video_id = played
     token = parse_qs(urlsplit(url).query)["token"][0]
     path = urlsplit(url).path
-    other_video = _uploaded(client, b"other bytes")
+    other_video = upload_recording(client, b"other bytes")
     for bad in (token[:-2] + "xx", "v1.ten_x.1", "nonsense", token.replace("v1.", "v2.")):
         expect_problem(anon.get(path, params={"token": bad}), 403, "forbidden")
     moved = path.replace(video_id, other_video)
@@ -129,7 +119,7 @@ def test_another_tenants_video_is_a_404_even_with_a_valid_signature(
     client_for: Client, tenants: TenantStore, settings: Settings, anon: httpx.Client
 ) -> None:
     acme, other = client_for("acme"), client_for("other")
-    video_id = _uploaded(acme)
+    video_id = upload_recording(acme, DATA)
     expect_problem(other.get(f"/api/product/videos/{video_id}/media-url"), 404, "not_found")
     stranger = tenants.find_tenant("other")
     assert stranger is not None
