@@ -7,6 +7,7 @@ import { $, api, el } from "./api.js";
 const HLS = "application/vnd.apple.mpegurl";
 let pending = null; // a time asked for before the video could seek
 let loading = null; // the video whose source is being asked for
+let renewed = false; // whether this video's URL was asked for again after an error
 
 function player() {
   return $("player");
@@ -17,8 +18,9 @@ function say(text) {
 }
 
 /** Load `videoId`'s source into the player; say why when there is nothing it can play. */
-export async function loadPlayer(videoId) {
+export async function loadPlayer(videoId, renewal = false) {
   const video = player();
+  renewed = renewal;
   video.removeAttribute("src");
   video.load();
   video.hidden = true;
@@ -35,8 +37,8 @@ export async function loadPlayer(videoId) {
     return;
   }
   if (media.kind === "hls" && !video.canPlayType(HLS)) {
-    say("This browser cannot play HLS itself (Chromium and Firefox cannot; Safari can). "
-      + "The playlist: ");
+    say("This browser cannot play HLS itself (Safari and Chromium since 2025 can; Firefox "
+      + "cannot), and the service keeps no copy of a stream. The playlist: ");
     $("player-note").append(el("code", media.url));
     return;
   }
@@ -77,6 +79,19 @@ export function followPlayer(onTime) {
     video.addEventListener(name, () => onTime(video.currentTime));
   }
 }
+
+// A signed URL stops working after an hour: on an error, ask for a new one once and go on
+// from the same time; a second error is the file's own, and is said.
+player().addEventListener("error", () => {
+  const video = player();
+  if (!video.getAttribute("src")) return; // emptied on purpose (another video)
+  if (video.dataset.kind === "stored" && !renewed && loading) {
+    const at = video.currentTime;
+    loadPlayer(loading, true).then(() => seekTo(at));
+    return;
+  }
+  say(`The browser cannot play this video: ${video.error?.message || "unsupported format"}.`);
+});
 
 /** Forget the open video's pending seek (another video opened). */
 export function resetPlayer() {

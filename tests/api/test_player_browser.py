@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from testkit.media_server import MediaServer
 from tests.api.browser import open_page, row_of, sign_in
 from tests.api.helpers import upload_recording, wait_done
 
@@ -24,6 +25,7 @@ FRAME_S = 0.1  # the lobby clip's 10 fps
 # for other fonts and a few more spans, and stay far below the old page.
 MAX_PAGE_PX = 5000
 MAX_EVIDENCE_PX = 2000
+HLS = "application/vnd.apple.mpegurl"
 
 
 @pytest.fixture
@@ -143,3 +145,30 @@ def test_a_link_with_a_time_and_a_search_hit_play_from_their_time(
     page.locator("#search-error").filter(has_text="helicopter").wait_for()
     assert page.locator("#search-interpreted").text_content().startswith("understood: ")
     assert page.locator("#search-hits li").count() == 0
+
+
+def test_a_url_source_says_why_and_an_hls_source_plays_where_it_can(
+    page: Any, client: Any, media: MediaServer
+) -> None:
+    """A URL source's bytes are not kept, and the page says so; an HLS source plays from its
+    playlist where the browser plays HLS itself, else the page says that."""
+    for title, url in (
+        ("Gate URL", media.url("clip.mp4")),
+        ("Dock HLS", media.url("hls/index.m3u8")),
+    ):
+        added = client.post("/api/videos/add", json={"url": url, "title": title})
+        assert added.status_code == 201, added.text
+    sign_in(page, str(client.base_url).rstrip("/"), client.headers["Authorization"][7:])
+    row_of(page, "Gate URL").locator("td").first.click()
+    page.locator("#player-note").filter(has_text="not kept").wait_for()
+    assert page.locator("#player").is_hidden()
+    row_of(page, "Dock HLS").locator("td").first.click()
+    playlist = media.url("hls/index.m3u8")
+    if page.evaluate(f"() => document.createElement('video').canPlayType('{HLS}')"):
+        # Chromium plays HLS itself since 2025 (156 here answers 'maybe'): the playlist plays.
+        page.wait_for_function("() => document.getElementById('player').readyState >= 1")
+        assert page.locator("#player").get_attribute("src") == playlist
+        assert page.evaluate("() => document.getElementById('player').duration") == 2.0
+    else:
+        page.locator("#player-note").filter(has_text="cannot play HLS").wait_for()
+        assert page.locator("#player-note code").text_content() == playlist
