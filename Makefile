@@ -70,7 +70,7 @@ test: $(VENV)/.installed-test $(C2PA_VERIFIER)/node_modules/.installed system-te
 	$(BIN)/pytest $(PYTEST_ARGS)
 	@echo "== the API, flow, ask and storage tests again on PostgreSQL + S3 (servers started by the tests)"
 	VES_TEST_DATABASE=postgres VES_TEST_STORAGE=s3 $(BIN)/pytest $(PYTEST_ARGS) \
-		tests/api tests/flows tests/ask tests/storage -m "not browser and not e2e" \
+		tests/api tests/flows tests/ask tests/search tests/storage -m "not browser and not e2e" \
 		--ignore=tests/flows/test_perception.py
 
 lint: $(VENV)/.installed-test

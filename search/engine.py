@@ -34,9 +34,9 @@ from storage.artifacts.blobs import BlobStore
 from storage.artifacts.hits import holds_hits, read_hits, summarize
 from storage.artifacts.schemas import ARTIFACTS
 from storage.catalog.database import Catalog
-from storage.catalog.search_index import IndexedRun, SearchIndex
+from storage.catalog.search_index import IndexedRun, SearchIndex, unknown_videos
 from ves.clock import from_rfc3339
-from ves.errors import InvalidRequest, NotReady
+from ves.errors import InvalidRequest, NotFound, NotReady
 
 MAX_LIMIT = 200
 _IDS = pa.schema([pa.field("video_id", pa.string(), False), pa.field("run_id", pa.string(), False)])
@@ -75,9 +75,13 @@ class SearchEngine:
 
         Raises:
             ValidationFailed: a filter that cannot hold.
+            NotFound: a video id that is none of the tenant's.
             InvalidRequest: a cursor of another search, or a malformed one.
         """
         filters = filters.checked()
+        unknown = unknown_videos(self.index.catalog, tenant_id, filters.video_ids)
+        if unknown:
+            raise NotFound(f"no video {unknown[0]}")
         limit = max(1, min(limit, MAX_LIMIT))
         offset = read_cursor(cursor, filters) if cursor else 0
         listed = self.index.published(
@@ -204,7 +208,7 @@ def could_match(run: IndexedRun, filters: SearchFilters) -> bool:
         return False
     needle = filters.needle
     if needle is not None:
-        if filters.text_exact:
+        if filters.text_match == "exact":
             return needle in summary.texts
         return any(needle in text for text in summary.texts)
     return filters.finds != "text" or bool(summary.texts)

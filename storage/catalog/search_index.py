@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -67,35 +68,7 @@ class SearchIndex:
     ) -> list[IndexedRun]:
         """The tenant's published runs, newest of each video unless ``every_run``, optionally
         only of ``video_ids`` and of videos whose title holds ``title`` (any case)."""
-        query = (
-            sa.select(
-                runs.c.video_id,
-                runs.c.run_id,
-                runs.c.artifacts_path,
-                videos.c.title,
-                videos.c.recorded_at,
-                *(search_runs.c[name] for name in _SUMMARY),
-            )
-            .join(videos, videos.c.video_id == runs.c.video_id)
-            .outerjoin(search_runs, search_runs.c.run_id == runs.c.run_id)
-            .where(*_kept(runs), runs.c.tenant_id == tenant_id, videos.c.tenant_id == tenant_id)
-            .order_by(runs.c.video_id, runs.c.run_id)
-        )
-        if not every_run:
-            newer = runs.alias("newer")
-            query = query.where(
-                ~sa.exists().where(
-                    newer.c.video_id == runs.c.video_id,
-                    newer.c.run_id > runs.c.run_id,
-                    *_kept(newer),
-                )
-            )
-        if video_ids:
-            query = query.where(runs.c.video_id.in_(list(video_ids)))
-        if title:
-            query = query.where(
-                sa.func.lower(videos.c.title).contains(title.lower(), autoescape=True)
-            )
+        query = _published_query(tenant_id, every_run, video_ids, title)
         with self.catalog.read() as conn:
             rows = conn.execute(query).all()
         return [
@@ -109,6 +82,16 @@ class SearchIndex:
             )
             for r in rows
         ]
+
+
+def unknown_videos(catalog: Catalog, tenant_id: str, video_ids: Sequence[str]) -> list[str]:
+    """Those of ``video_ids`` that are no video of the tenant (another tenant's among them)."""
+    query = sa.select(videos.c.video_id).where(
+        videos.c.tenant_id == tenant_id, videos.c.video_id.in_(list(video_ids))
+    )
+    with catalog.read() as conn:
+        known = {row.video_id for row in conn.execute(query)}
+    return [v for v in video_ids if v not in known]
 
 
 def vocabulary(catalog: Catalog, tenant_id: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -133,6 +116,40 @@ def index_published(
     hits = read_hits(store, key)
     summary = summarize(hits, has_file=holds_hits(store, key))
     SearchIndex(catalog).record(tenant_id, video_id, run_id, summary)
+
+
+def _published_query(
+    tenant_id: str, every_run: bool, video_ids: Sequence[str], title: str | None
+) -> sa.Select[Any]:
+    """The tenant's kept runs with their videos' titles and recorded times and their summaries."""
+    query = (
+        sa.select(
+            runs.c.video_id,
+            runs.c.run_id,
+            runs.c.artifacts_path,
+            videos.c.title,
+            videos.c.recorded_at,
+            *(search_runs.c[name] for name in _SUMMARY),
+        )
+        .join(videos, videos.c.video_id == runs.c.video_id)
+        .outerjoin(search_runs, search_runs.c.run_id == runs.c.run_id)
+        .where(*_kept(runs), runs.c.tenant_id == tenant_id, videos.c.tenant_id == tenant_id)
+        .order_by(runs.c.video_id, runs.c.run_id)
+    )
+    if not every_run:
+        newer = runs.alias("newer")
+        query = query.where(
+            ~sa.exists().where(
+                newer.c.video_id == runs.c.video_id,
+                newer.c.run_id > runs.c.run_id,
+                *_kept(newer),
+            )
+        )
+    if video_ids:
+        query = query.where(runs.c.video_id.in_(list(video_ids)))
+    if title:
+        query = query.where(sa.func.lower(videos.c.title).contains(title.lower(), autoescape=True))
+    return query
 
 
 def _kept(table: sa.FromClause) -> tuple[sa.ColumnElement[bool], ...]:

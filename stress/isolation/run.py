@@ -76,6 +76,10 @@ NO_ID_WRITES = {
     ("POST", "/api/public/onboarding/demo-video"): "no key: makes a new tenant; takes no id",
     ("POST", "/api/product/webhooks"): "registers B's own webhook endpoint; takes no id",
 }
+# Writes without ids that answer from B's own workspace: called as B, they must hold nothing of A's.
+NO_ID_ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
+    ("POST", "/api/product/ask"): {"json": {"question": "Which videos show any text?"}},
+}
 MCP_PATH = "/mcp"  # its tools are checked one by one (stress.isolation.mcp)
 # Routes a signed URL authenticates instead of a key (``ves.media_url``): each call carries a
 # valid token of the caller's tenant for the path's video, more than B could ever get from the
@@ -199,11 +203,15 @@ def check_cell(http: httpx.Client, cell: Cell, a: TenantWorld, b: TenantWorld) -
 def check_no_id_route(
     http: httpx.Client, method: str, template: str, b: TenantWorld, secrets: dict[str, str]
 ) -> str:
-    """A route without ids: a read as B holds nothing of A's; a write must be known."""
-    if method != "GET":
+    """A route without ids: a read, or a write answering from B's own workspace, as B holds
+    nothing of A's; any other write must be known."""
+    answers = NO_ID_ANSWERS.get((method, template))
+    if method != "GET" and answers is None:
         known = (method, template) in NO_ID_WRITES
         return "" if known else "a write without ids: add it to NO_ID_WRITES with a reason"
-    response = http.get(template, headers=b.headers)
+    response = http.request(method, template, headers=b.headers, **(answers or {}))
+    if answers is not None and response.status_code != 200:
+        return f"B's own call answers {response.status_code}: {response.text[:200]}"
     found = [what for what, value in secrets.items() if value and value in response.text]
     return f"B's answer holds A's {found}" if found else ""
 
@@ -220,13 +228,20 @@ def _timing(http: httpx.Client, cell: Cell, b: TenantWorld, calls: int) -> float
 
 
 def _ledgers(base_url: str, *worlds: TenantWorld) -> list[Any]:
-    """Every tenant's listing and billing state (what a leak or a side effect would change)."""
+    """Every tenant's listing and billing state (what a leak or a side effect would change),
+    but the counts of searches and asks: B's searches and questions of its own workspace are
+    counted in B's usage (B's asks of A's videos are 404s, compared cell by cell)."""
     with httpx.Client(base_url=base_url, timeout=60) as http:
-        return [
+        ledgers = [
             http.get(path, headers=w.headers).json()
             for w in worlds
             for path in ("/api/product/videos", "/api/product/billing/state")
         ]
+    for ledger in ledgers:
+        for part in ("usage", "remaining"):
+            for counted in ("searches", "asks", "asks_this_month"):
+                ledger.get(part, {}).pop(counted, None)
+    return ledgers
 
 
 def check_rest(app: FastAPI, base_url: str, a: TenantWorld, b: TenantWorld, timing: int) -> Report:
