@@ -15,6 +15,7 @@ from api.audit import TENANT_STATE
 from api.auth import AuthFailures, authenticate, client_address
 from api.read_cache import ReadCache
 from flows.orchestrator import Submitter
+from search.engine import SearchEngine
 from storage.artifacts.blobs import BlobStore
 from storage.artifacts.reads import ArtifactReader
 from storage.artifacts.served import RunViews
@@ -106,3 +107,11 @@ def get_read_cache(request: Request) -> ReadCache:
 
 
 ReadCacheDep = Annotated[ReadCache, Depends(get_read_cache)]
+
+
+def get_search(request: Request) -> SearchEngine:
+    engine: SearchEngine = request.app.state.search
+    return engine
+
+
+SearchDep = Annotated[SearchEngine, Depends(get_search)]

@@ -9,41 +9,30 @@ in FastAPI's threadpool."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from collections.abc import Callable
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from mcp_types import CallToolResult
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import State
 
-from api.audit import TENANT_STATE, entry_for, ids_of
-from api.auth import client_address
-from api.operations.ask import ask_about
+from api.mcp_calls import READ, Caller, Document, parse_arguments, respond, respond_async
+from api.operations.ask import ask_about, ask_workspace_about
 from api.operations.estimates import estimate_run
 from api.operations.exports import queue_export
 from api.operations.notes import add_note
 from api.operations.runs import queue_run
+from api.operations.search import filters_of, search_workspace
 from api.operations.videos import list_page, register_video
-from api.problems import problem_body
 from api.schemas.artifacts import EvidenceView, SceneGraph, Timeline
 from api.schemas.ask import AskRequest
 from api.schemas.exports import ExportCreate
 from api.schemas.notes import NoteCreate
 from api.schemas.runs import ExecuteAccepted
 from api.schemas.videos import VideoCreate
-from storage.artifacts.served import RunViews
-from storage.catalog.records import Tenant
-from storage.catalog.runs.store import RunStore
-from storage.catalog.videos import VideoStore
+from search.filters import EVENT_TYPES, SearchFilters
 from tasks.options import RunOptions
-from ves.errors import Unauthorized, ValidationFailed, VesError
-
-_Model = TypeVar("_Model", bound=BaseModel)
-Document = BaseModel | dict[str, Any]
 
 VideoId = Annotated[
     str,
@@ -53,112 +42,6 @@ VideoId = Annotated[
         description="The video's id (`vid_...`), as list_videos or add_video return it.",
     ),
 ]
-_READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-# recorded before answering (the others are queued: api.audit)
-_WRITE_TOOLS = frozenset(
-    {"add_video", "execute_video", "ask_video", "add_review_note", "export_evidence"}
-)
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who called a tool (their tenant) and the app's services."""
-
-    tenant: Tenant
-    state: State
-    request_id: str | None
-    client: str
-
-    @classmethod
-    def of(cls, ctx: Context[Any, Any]) -> Caller:
-        """The caller of the request ``ctx`` belongs to; ``Unauthorized`` without a tenant."""
-        request: Any = ctx.request_context.request  # the Starlette request of this message
-        tenant = getattr(request, "scope", {}).get("state", {}).get(TENANT_STATE)
-        if request is None or not isinstance(tenant, Tenant):  # only without McpEndpoint
-            raise Unauthorized("send an API key as 'Authorization: Bearer <key>'")
-        request_id = getattr(request.state, "request_id", None)
-        return cls(tenant, request.app.state, request_id, client_address(request))
-
-    @property
-    def videos(self) -> VideoStore:
-        return VideoStore(self.state.catalog)
-
-    @property
-    def runs(self) -> RunStore:
-        return RunStore(self.state.catalog)
-
-    @property
-    def views(self) -> RunViews:
-        return RunViews(self.videos, self.runs, self.state.reader)
-
-    @property
-    def tenant_id(self) -> str:
-        return self.tenant.tenant_id
-
-
-def _parse(model: type[_Model], **values: Any) -> _Model:
-    """``model`` built from a tool's arguments; ``ValidationFailed`` as the REST API says it."""
-    try:
-        return model.model_validate(values)
-    except ValidationError as exc:
-        errors = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
-        raise ValidationFailed("the arguments do not match the schema", errors=errors) from exc
-
-
-def _success(document: Document) -> CallToolResult:
-    if isinstance(document, BaseModel):
-        document = document.model_dump(mode="json", by_alias=True)
-    text = json.dumps(document, separators=(",", ":"))
-    return CallToolResult(content=[TextContent(text=text)], structured_content=document)
-
-
-def _failure(error: VesError, request_id: str | None) -> CallToolResult:
-    """A tool error carrying the problem document the REST API would send."""
-    text = f"{error.code} ({error.status}): {error.detail}"
-    problem = problem_body(error, request_id)
-    content: list[Any] = [TextContent(text=text)]
-    return CallToolResult(content=content, structured_content=problem, is_error=True)
-
-
-def _respond(
-    ctx: Context[Any, Any], tool: str, work: Callable[[Caller], Document], video_id: str = ""
-) -> CallToolResult:
-    caller = None
-    try:
-        caller = Caller.of(ctx)
-        result = _success(work(caller))
-    except VesError as error:
-        result = _failure(error, caller.request_id if caller else None)
-    if caller is not None:
-        _record(caller, tool, result, video_id)
-    return result
-
-
-async def _respond_async(
-    ctx: Context[Any, Any], tool: str, work: Callable[[Caller], Awaitable[Document]], video_id: str
-) -> CallToolResult:
-    caller = None
-    try:
-        caller = Caller.of(ctx)
-        result = _success(await work(caller))
-    except VesError as error:
-        result = _failure(error, caller.request_id if caller else None)
-    if caller is not None:
-        await run_in_threadpool(_record, caller, tool, result, video_id)
-    return result
-
-
-def _record(caller: Caller, tool: str, result: CallToolResult, video_id: str) -> None:
-    """The tool call's audit record (``api.audit``): the status a REST call would have had."""
-    document = result.structured_content or {}
-    outcome = int(document.get("status", 400)) if result.is_error else 200
-    ids = {"video_id": video_id or None} if result.is_error else ids_of(document)
-    ids.setdefault("video_id", video_id or None)
-    entry = entry_for(caller.tenant, f"mcp:{tool}", outcome, ids, caller.client)
-    if tool in _WRITE_TOOLS:
-        caller.state.audit.record(entry)
-    else:
-        caller.state.audit.enqueue(entry)
 
 
 def list_videos(
@@ -176,7 +59,7 @@ def list_videos(
     def work(caller: Caller) -> Document:
         return list_page(caller.tenant, caller.videos, state, limit, cursor)
 
-    return _respond(ctx, "list_videos", work)
+    return respond(ctx, "list_videos", work)
 
 
 def add_video(
@@ -191,11 +74,11 @@ def add_video(
     answer) within your plan's video limit. Process it afterwards with execute_video."""
 
     def work(caller: Caller) -> Document:
-        body = _parse(VideoCreate, url=url, title=title)
+        body = parse_arguments(VideoCreate, url=url, title=title)
         settings = caller.state.settings
         return register_video(body, caller.tenant, caller.videos, settings)
 
-    return _respond(ctx, "add_video", work)
+    return respond(ctx, "add_video", work)
 
 
 async def execute_video(
@@ -225,7 +108,7 @@ async def execute_video(
 
     async def work(caller: Caller) -> Document:
         chosen = {"detector": detector} if detector is not None else {}
-        options = _parse(RunOptions, **chosen) if chosen else None
+        options = parse_arguments(RunOptions, **chosen) if chosen else None
         state = caller.state
         if dry_run:
             return await run_in_threadpool(
@@ -242,7 +125,7 @@ async def execute_video(
         )
         return ExecuteAccepted(video_id=video_id, run_id=run.run_id, state=run.state)
 
-    return await _respond_async(ctx, "execute_video", work, video_id)
+    return await respond_async(ctx, "execute_video", work, video_id)
 
 
 def get_scene_graph(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
@@ -253,7 +136,7 @@ def get_scene_graph(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult
     def work(caller: Caller) -> Document:
         return SceneGraph.model_validate(caller.views.scene_graph(caller.tenant_id, video_id))
 
-    return _respond(ctx, "get_scene_graph", work, video_id)
+    return respond(ctx, "get_scene_graph", work, video_id)
 
 
 def get_timeline(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
@@ -263,7 +146,7 @@ def get_timeline(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
     def work(caller: Caller) -> Document:
         return Timeline.model_validate(caller.views.timeline(caller.tenant_id, video_id))
 
-    return _respond(ctx, "get_timeline", work, video_id)
+    return respond(ctx, "get_timeline", work, video_id)
 
 
 def get_evidence(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
@@ -273,7 +156,7 @@ def get_evidence(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
     def work(caller: Caller) -> Document:
         return EvidenceView.model_validate(caller.views.evidence(caller.tenant_id, video_id))
 
-    return _respond(ctx, "get_evidence", work, video_id)
+    return respond(ctx, "get_evidence", work, video_id)
 
 
 def get_cost(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
@@ -284,7 +167,7 @@ def get_cost(ctx: Context[Any, Any], video_id: VideoId) -> CallToolResult:
     def work(caller: Caller) -> Document:
         return caller.views.cost(caller.tenant_id, video_id)
 
-    return _respond(ctx, "get_cost", work, video_id)
+    return respond(ctx, "get_cost", work, video_id)
 
 
 def ask_video(
@@ -308,14 +191,14 @@ def ask_video(
     Counts toward the plan's asks per day."""
 
     def work(caller: Caller) -> Document:
-        asked = _parse(AskRequest, question=question).question
+        asked = parse_arguments(AskRequest, question=question).question
         state = caller.state
         phraser = getattr(state, "phraser", None)
         return ask_about(
             caller.tenant, video_id, asked, state.catalog, state.settings, state.worlds, phraser
         )
 
-    return _respond(ctx, "ask_video", work, video_id)
+    return respond(ctx, "ask_video", work, video_id)
 
 
 def add_review_note(
@@ -338,10 +221,10 @@ def add_review_note(
     and the newest note's verdict is the span's `verdict` in get_evidence. Returns the note."""
 
     def work(caller: Caller) -> Document:
-        body = _parse(NoteCreate, text=text, verdict=verdict)
+        body = parse_arguments(NoteCreate, text=text, verdict=verdict)
         return add_note(caller.tenant, video_id, evidence_id, body, caller.views)
 
-    return _respond(ctx, "add_review_note", work, video_id)
+    return respond(ctx, "add_review_note", work, video_id)
 
 
 async def export_evidence(
@@ -364,14 +247,87 @@ async def export_evidence(
     {export_id}`; anyone verifies the bundle offline with `ves verify`."""
 
     async def work(caller: Caller) -> Document:
-        body = _parse(ExportCreate, evidence_ids=evidence_ids, redact=redact)
+        body = parse_arguments(ExportCreate, evidence_ids=evidence_ids, redact=redact)
         state = caller.state
         limits = state.settings.plan(caller.tenant.plan)
         return await queue_export(
             caller.tenant, video_id, body, caller.views, state.submitter, limits
         )
 
-    return await _respond_async(ctx, "export_evidence", work, video_id)
+    return await respond_async(ctx, "export_evidence", work, video_id)
+
+
+def search_videos(
+    ctx: Context[Any, Any],
+    q: Annotated[
+        str | None,
+        Field(
+            max_length=300,
+            description="Free text, e.g. 'GATE 7 after 20 s', 'people in the left zone', "
+            "'stopped over 5 minutes', 'people after 22:00 on 2026-11-20' (clock times UTC).",
+        ),
+    ] = None,
+    classes: Annotated[
+        list[str] | None, Field(description="Object classes (person, motion, face, text).")
+    ] = None,
+    text: Annotated[str | None, Field(max_length=200, description="A text read.")] = None,
+    event_types: Annotated[
+        list[str] | None, Field(description=f"Event types: {', '.join(EVENT_TYPES)}.")
+    ] = None,
+    zones: Annotated[list[str] | None, Field(description="Zone names.")] = None,
+    min_dwell_s: Annotated[float | None, Field(ge=0, description="Least dwell.")] = None,
+    video_ids: Annotated[list[str] | None, Field(description="Only these videos.")] = None,
+    limit: Annotated[int, Field(ge=1, le=200, description="Hits per page.")] = 50,
+    cursor: Annotated[str | None, Field(description="`next_cursor` of the previous page.")] = None,
+) -> CallToolResult:
+    """Search every video of your workspace at once (each video's newest run): objects, texts
+    read in the video and events, by free text `q` (read as ask_video reads a question) or by
+    filters. Each hit names its video, run, time span and the evidence span ids that back it
+    (cite them as ask_video does); `interpreted` says what was searched. Free text that cannot
+    be read is a `not_understood` error saying what was understood. Counts toward the plan's
+    searches per day."""
+
+    def work(caller: Caller) -> Document:
+        given = SearchFilters(
+            classes=tuple(classes or ()),
+            text=text,
+            event_types=tuple(event_types or ()),
+            zones=tuple(zones or ()),
+            min_dwell_s=min_dwell_s,
+            video_ids=tuple(video_ids or ()),
+        )
+        state = caller.state
+        filters = filters_of(state.search, caller.tenant_id, q, given)
+        return search_workspace(
+            caller.tenant, state.search, state.settings, filters, limit=limit, cursor=cursor
+        )
+
+    return respond(ctx, "search_videos", work)
+
+
+def ask_workspace(
+    ctx: Context[Any, Any],
+    question: Annotated[
+        str,
+        Field(
+            description="A question about all your videos, e.g. 'Which videos show GATE 7?', "
+            "'How many people were seen across all videos yesterday?'."
+        ),
+    ],
+) -> CallToolResult:
+    """Ask a question about every video of your workspace (each video's newest run): which
+    videos show something and when, or how many things were seen. Grounded answers cite each
+    claim's evidence spans with their video and run; what cannot be backed is refused with a
+    `refusal_reason`, as ask_video does. Counts toward the plan's asks per day."""
+
+    def work(caller: Caller) -> Document:
+        asked = parse_arguments(AskRequest, question=question).question
+        state = caller.state
+        return ask_workspace_about(
+            caller.tenant, asked, state.catalog, state.settings, state.search
+        )
+
+    return respond(ctx, "ask_workspace", work)
 
 
 def register_tools(server: MCPServer) -> None:
@@ -382,13 +338,15 @@ def register_tools(server: MCPServer) -> None:
         get_timeline,
         get_evidence,
         get_cost,
+        search_videos,
     )
     for tool in reads:
-        server.add_tool(tool, description=_description(tool), annotations=_READ)
+        server.add_tool(tool, description=_description(tool), annotations=READ)
     writes: tuple[Callable[..., Any], ...] = (
         add_video,
         execute_video,
         ask_video,
+        ask_workspace,
         add_review_note,
         export_evidence,
     )

@@ -50,13 +50,13 @@ from testkit.workspace import BulkVideo, plant_many, realistic_run
 from ves.clock import to_rfc3339
 
 CACHE = Path(__file__).resolve().parent / ".cache"
-BUILT_BY = 2  # bumped when a workspace of the same N and seed would be built differently
+BUILT_BY = 3  # bumped when a workspace of the same N and seed would be built differently
 WEEK_START = datetime(2026, 11, 16, tzinfo=UTC)
 NIGHT = datetime(2026, 11, 20, 22, tzinfo=UTC)  # "after 22:00 on 2026-11-20"
 BATCH = 500  # videos planted per catalog transaction
 SEARCHES: dict[str, SearchFilters] = {
-    'text "gate 7"': SearchFilters(text="gate 7"),
-    'exact "GATE 12"': SearchFilters(text="GATE 12", text_exact=True),
+    'text "gate 7"': SearchFilters(text="gate 7", text_match="substring"),
+    'exact "GATE 12"': SearchFilters(text="GATE 12", text_match="exact"),
     "person in zone left": SearchFilters(classes=("person",), zones=("left",)),
     "dwell >= 300 s": SearchFilters(event_types=("dwell",), min_dwell_s=300),
     "after 22:00 one day": SearchFilters(

@@ -268,7 +268,7 @@ def holding_of(filters: SearchFilters) -> Holding:
         event_types=filters.event_types,
         zones=filters.zones,
         needle=filters.needle,
-        exact=filters.text_exact,
+        exact=filters.text_match == "exact",
         texts=filters.finds == "text",
         dated=filters.recorded_after is not None or filters.recorded_before is not None,
         min_dwell_s=filters.min_dwell_s,
@@ -290,7 +290,7 @@ def could_match(run: IndexedRun, filters: SearchFilters) -> bool:
         return False
     needle = filters.needle
     if needle is not None:
-        if filters.text_exact:
+        if filters.text_match == "exact":
             return needle in summary.texts
         return any(needle in text for text in summary.texts)
     return filters.finds != "text" or bool(summary.texts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -28,6 +29,7 @@ EVENT_TYPES = (
     "text_seen",
 )
 Sort = Literal["time", "relevance"]
+TextMatch = Literal["words", "substring", "exact"]
 # Words people use for a class, and the class the detectors name it with.
 CLASS_ALIASES = {"people": "person", "persons": "person", "faces": "face", "texts": "text"}
 
@@ -44,8 +46,10 @@ class SearchFilters:
 
     Attributes:
         classes: object classes (``person``, ``motion``, ``text``, a YOLO class, ...).
-        text: a text read in the video, compared case- and space-insensitively, as a substring
-            (or whole, with ``text_exact``).
+        text: a text read in the video, compared case- and space-insensitively; ``text_match``
+            says how: ``words`` (its words in order, not inside longer ones: "GATE 7" finds
+            "TO GATE 7" and "GATE7", not "GATE 77"), ``substring`` (anywhere) or ``exact`` (the
+            whole text).
         event_types: find events of these types instead of objects and texts.
         zones: zone names a hit was in (an object) or is about (an event).
         min_dwell_s: dwell events at least this long (implies ``event_types=['dwell']``).
@@ -61,7 +65,7 @@ class SearchFilters:
 
     classes: tuple[str, ...] = ()
     text: str | None = None
-    text_exact: bool = False
+    text_match: TextMatch = "words"
     event_types: tuple[str, ...] = ()
     zones: tuple[str, ...] = ()
     min_dwell_s: float | None = None
@@ -119,6 +123,15 @@ class SearchFilters:
         return normalize_text(self.text) if self.text is not None else None
 
     @property
+    def words_pattern(self) -> str | None:
+        """An RE2 pattern of ``text`` as whole words: its characters in order with any spaces
+        between, any case, with no letter or digit right before or after."""
+        if self.needle is None:
+            return None
+        chars = r"\s*".join(re.escape(c) for c in self.needle)
+        return rf"(?i)(?:^|[^\pL\pN]){chars}(?:$|[^\pL\pN])"
+
+    @property
     def finds(self) -> str:
         """What kind of hit this finds: ``event``, ``text`` or ``object`` (objects and texts)."""
         if self.event_types:
@@ -133,7 +146,7 @@ class SearchFilters:
             "finds": self.finds,
             "classes": list(self.classes) or None,
             "text": self.text,
-            "text_match": ("exact" if self.text_exact else "substring") if self.text else None,
+            "text_match": self.text_match if self.text else None,
             "event_types": list(self.event_types) or None,
             "zones": list(self.zones) or None,
             "min_dwell_s": self.min_dwell_s,

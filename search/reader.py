@@ -19,6 +19,7 @@ from typing import Any
 from ask.intent import Intent, parse_question
 from ask.vocabulary import TIME
 from search.filters import SearchFilters
+from ves.clock import to_rfc3339
 from ves.errors import NotUnderstood
 
 BASE_CLASSES = frozenset({"person", "face", "motion", "text"})
@@ -49,30 +50,60 @@ class Vocabulary:
     zones: tuple[str, ...]
 
 
-def read_query(q: str, vocabulary: Vocabulary, today: date | None = None) -> SearchFilters:
-    """The filters ``q`` means (``NotUnderstood`` when it cannot be read)."""
+@dataclasses.dataclass(frozen=True)
+class Reading:
+    """What a search or a workspace question reads as: Ask's intent, and the filters it
+    becomes, or why it cannot be searched (``problem``, with what was ``understood``)."""
+
+    intent: Intent
+    filters: SearchFilters | None
+    problem: str | None = None
+    understood: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def refusal(self) -> str:
+        """Why, in Ask's words: ``outside_detectors``, ``off_topic`` or ``not_understood``."""
+        kinds = {"unsupported": "outside_detectors", "off_topic": "off_topic"}
+        return kinds.get(self.intent.kind, "not_understood")
+
+
+def read_text(q: str, vocabulary: Vocabulary, today: date | None = None) -> Reading:
+    """How ``q`` reads over runs that name ``vocabulary``; ``today`` anchors "yesterday"."""
     today = today or datetime.now(UTC).date()
-    rest, clock = _clock_window(q, today)
+    try:
+        rest, clock = _clock_window(q, today)
+    except NotUnderstood as exc:
+        return Reading(Intent("not_understood"), None, exc.detail, exc.interpreted)
     rest, longer = _longer_than(rest)
     rest = _WORKSPACE.sub(" ", rest)
-    understood: dict[str, Any] = clock | ({"min_dwell_s": longer} if longer else {})
+    understood: dict[str, Any] = {k: to_rfc3339(v) for k, v in clock.items()}
+    understood |= {"min_dwell_s": longer} if longer else {}
     intent = _intent(rest, vocabulary)
+    understood |= _read_of(intent)
     if intent.kind in {"off_topic", "unsupported", "not_understood"} or not rest.strip():
-        raise NotUnderstood(_why(intent, rest), understood | _read_of(intent))
+        return Reading(intent, None, _why(intent, rest), understood)
     if intent.qualifiers.colour or intent.qualifiers.order or intent.qualifiers.direction:
-        raise NotUnderstood(
-            "colour, order and direction are not search filters: ask a video instead",
-            understood | _read_of(intent),
-        )
-    return _filters(intent, clock, longer)
+        problem = "colour, order and direction are not search filters: ask a video instead"
+        return Reading(intent, None, problem, understood)
+    return Reading(intent, _filters(intent, clock, longer), None, understood)
+
+
+def read_query(q: str, vocabulary: Vocabulary, today: date | None = None) -> SearchFilters:
+    """The filters ``q`` means (``NotUnderstood`` when it cannot be read)."""
+    reading = read_text(q, vocabulary, today)
+    if reading.filters is None:
+        raise NotUnderstood(reading.problem or "not understood", reading.understood)
+    return reading.filters
 
 
 def _intent(rest: str, vocabulary: Vocabulary) -> Intent:
     known = BASE_CLASSES | vocabulary.classes
     intent = parse_question(rest, known, list(vocabulary.zones))
-    if intent.kind == "off_topic":
+    if intent.kind in {"off_topic", "not_understood"}:
+        # A bare text: "GATE 7 after 20 s" (off topic to Ask), or one in capitals only ("EXIT
+        # 3", which Ask reads as a leaving and a stray 3): read as "text EXIT 3".
         as_text = parse_question(_READ_AS_TEXT + rest, known, list(vocabulary.zones))
-        if as_text.quoted:
+        if as_text.quoted and as_text.kind not in {"off_topic", "not_understood"}:
             return as_text
     return intent
 
@@ -120,7 +151,7 @@ def _clock_window(q: str, today: date) -> tuple[str, dict[str, Any]]:
         if first != last:
             raise NotUnderstood(
                 "a clock time goes with one day ('after 22:00 on 2026-11-20'), not a range of days",
-                {"recorded_after": start.isoformat(), "recorded_before": end.isoformat()},
+                {"recorded_after": to_rfc3339(start), "recorded_before": to_rfc3339(end)},
             )
         if after is not None:
             start = datetime.combine(first, time(int(after[1]), int(after[2])), UTC)

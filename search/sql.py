@@ -33,9 +33,7 @@ def where_clause(filters: SearchFilters) -> tuple[list[str], dict[str, Any]]:
         terms.append("list_contains($classes, h.class)")
         params["classes"] = list(filters.classes)
     if filters.needle is not None:
-        exact = filters.text_exact
-        terms.append("h.text_norm = $needle" if exact else "contains(h.text_norm, $needle)")
-        params["needle"] = filters.needle
+        terms.append(_text_term(filters, params))
     if filters.zones:
         terms.append("list_has_any(h.zones, $zones)")
         params["zones"] = list(filters.zones)
@@ -55,6 +53,17 @@ def where_clause(filters: SearchFilters) -> tuple[list[str], dict[str, Any]]:
         terms.append("m.recorded_epoch + h.start_s <= $before")
         params["before"] = filters.recorded_before.timestamp()
     return terms, params
+
+
+def _text_term(filters: SearchFilters, params: dict[str, Any]) -> str:
+    """The condition on the hit's text, as ``text_match`` says (its parameters added)."""
+    params["needle"] = filters.needle
+    if filters.text_match == "exact":
+        return "h.text_norm = $needle"
+    if filters.text_match == "substring":
+        return "contains(h.text_norm, $needle)"
+    params["words"] = filters.words_pattern
+    return "regexp_matches(h.text, $words)"
 
 
 def order_clause(filters: SearchFilters) -> str:
@@ -90,4 +99,5 @@ def hits_query(
         f"WHERE {' AND '.join(terms)} ORDER BY {order_clause(filters)} "
         "LIMIT $count OFFSET $offset"
     )
-    return sql, params | {"count": count, "offset": offset}
+    named = params | {"count": count, "offset": offset}
+    return sql, {k: v for k, v in named.items() if f"${k}" in sql}  # DuckDB refuses unused ones

@@ -81,6 +81,7 @@ class PlantedRun:
         zones: tuple[str, ...] = (),
         text: str | None = None,
         confidence: float = 0.8,
+        identity: str | None = None,
     ) -> str:
         """An object (class ``text`` with ``text`` for a text read) and its appear/disappear
         events; returns its id."""
@@ -97,6 +98,7 @@ class PlantedRun:
                 "attributes": json.dumps(attributes | ({"text": text} if text else {})),
                 "evidence_ids": [self._span(first_s, last_s, object_id=object_id)],
                 "detections": 5,
+                "identity_id": identity,
             }
         )
         if cls == "text":

@@ -1,10 +1,15 @@
-"""Asking a video a question (operation 7), shared by the route and the MCP ``ask_video`` tool."""
+"""Asking a video a question (operation 7), or the whole workspace; shared by the routes and the
+MCP tools."""
 
 from __future__ import annotations
 
-from api.schemas.ask import AskAnswer
+import dataclasses
+
+from api.schemas.ask import AskAnswer, WorkspaceAskAnswer
 from ask.engine import Phraser, answer_question
 from ask.world import WorldCache
+from search.ask import ask_workspace
+from search.engine import SearchEngine
 from storage.artifacts.served import newest_run
 from storage.catalog.asks import AskLog
 from storage.catalog.database import Catalog
@@ -48,3 +53,27 @@ def ask_about(
         ask_id=ask_id,
         coverage=world.coverage.as_dict(),
     )
+
+
+def ask_workspace_about(
+    tenant: Tenant, question: str, catalog: Catalog, settings: Settings, engine: SearchEngine
+) -> WorkspaceAskAnswer:
+    """Answer ``question`` over every video of the workspace, log the ask and count it (as a
+    video's ask is counted). Shared by the REST route and the MCP ``ask_workspace`` tool."""
+    limits = settings.plan(tenant.plan)
+    asked_today = UsageStore(catalog).value(tenant.tenant_id, day_of(now_rfc3339()), "asks")
+    if asked_today >= limits.asks_per_day:
+        raise refuse("asks_per_day", limits.asks_per_day, asked_today)
+    answer = ask_workspace(engine, tenant.tenant_id, question)
+    document = {
+        "question": answer.question,
+        "answer": answer.answer,
+        "grounded": answer.grounded,
+        "confidence": round(answer.confidence, 3),
+        "citations": [dataclasses.asdict(c) for c in answer.citations],
+        "refusal_reason": answer.refusal_reason,
+        "interpreted": answer.interpreted,
+        "searched": answer.searched,
+    }
+    ask_id = AskLog(catalog).record(tenant.tenant_id, None, None, document, "rules", limits)
+    return WorkspaceAskAnswer.model_validate(document | {"ask_id": ask_id})

@@ -5,6 +5,8 @@ engine's page turned into the response."""
 from __future__ import annotations
 
 import dataclasses
+import re
+from datetime import datetime
 
 from api.schemas.search import Searched, SearchHit, SearchResults
 from search.engine import SearchEngine
@@ -16,6 +18,24 @@ from storage.catalog.usage import UsageStore, day_of, refuse
 from ves.clock import now_rfc3339
 from ves.errors import ValidationFailed
 from ves.settings import Settings
+
+_RFC3339 = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$"
+)
+
+
+def moment_of(value: str | None, name: str) -> datetime | None:
+    """An RFC 3339 date-time with its offset (``ValidationFailed`` for anything else: a bare
+    date, a number of seconds, a time with no zone cannot be placed on the clock)."""
+    if value is None:
+        return None
+    problem = {"loc": ["query", name], "msg": "not an RFC 3339 date-time", "type": "datetime"}
+    if not _RFC3339.match(value):
+        raise ValidationFailed(f"{name} must be an RFC 3339 date-time", errors=[problem])
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise ValidationFailed(f"{name} must be an RFC 3339 date-time", errors=[problem]) from None
 
 
 def filters_of(

@@ -13,10 +13,10 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Request
 
 from api.audit import AuditedRoute, ids_of, note_ids
-from api.deps import CatalogDep, SettingsDep, TenantDep
-from api.operations.ask import ask_about
+from api.deps import CatalogDep, SearchDep, SettingsDep, TenantDep
+from api.operations.ask import ask_about, ask_workspace_about
 from api.problems import problem_responses
-from api.schemas.ask import AskAnswer, AskRequest
+from api.schemas.ask import AskAnswer, AskRequest, WorkspaceAskAnswer
 from ask.engine import Phraser
 from ask.world import WorldCache
 
@@ -69,4 +69,49 @@ def ask_video(
         tenant, video_id, body.question, catalog, settings, _worlds(request), phraser
     )
     note_ids(request, **ids_of(answer.model_dump(include={"run_id", "ask_id", "citations"})))
+    return answer
+
+
+WORKSPACE_EXAMPLES = {
+    "which": {
+        "summary": "Which videos show a text",
+        "value": {"question": "Which videos show GATE 7?"},
+    },
+    "count": {
+        "summary": "A count across videos",
+        "value": {"question": "How many people were seen across all videos yesterday?"},
+    },
+    "dwell": {
+        "summary": "Long stops",
+        "value": {"question": "Which videos have an object stopped over 5 minutes?"},
+    },
+}
+
+
+@router.post(
+    "/api/product/ask",
+    summary="Ask a question about every video of the workspace",
+    description=(
+        "The same body and guardrails as asking one video, over the newest published run of "
+        "every video: the question is read as a search (`GET /api/product/search`'s `q`) and "
+        "answered from its hits only. Answered shapes: which videos show something and when "
+        "(each video and time cited), and how many things were seen (per video and in all; a "
+        "thing seen again counts once in its video unless the question asks how many times). "
+        "Each citation names its `video_id`, `run_id` and evidence span; every time said lies "
+        "in a cited span. `grounded: false` answers make no claim and give a `refusal_reason` "
+        "(`no_evidence` says what was searched). Clock times (`yesterday`, `after 22:00 on "
+        "2026-11-20`) use the videos' `recorded_at`, in UTC. Logged and counted as an ask."
+    ),
+    responses=problem_responses(400, 401, 402, 415, 422),
+)
+def ask_workspace(
+    request: Request,
+    tenant: TenantDep,
+    catalog: CatalogDep,
+    settings: SettingsDep,
+    engine: SearchDep,
+    body: Annotated[AskRequest, Body(openapi_examples=WORKSPACE_EXAMPLES)],
+) -> WorkspaceAskAnswer:
+    answer = ask_workspace_about(tenant, body.question, catalog, settings, engine)
+    note_ids(request, ask_id=answer.ask_id)
     return answer

@@ -8,28 +8,20 @@ answers do, and links a thumbnail.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query
 
 from api.audit import AuditedRoute
-from api.deps import SettingsDep, TenantDep
-from api.operations.search import filters_of, search_workspace
+from api.deps import SearchDep, SettingsDep, TenantDep
+from api.operations.search import filters_of, moment_of, search_workspace
 from api.problems import problem_responses
 from api.schemas.search import SearchResults
-from search.engine import MAX_LIMIT, SearchEngine
-from search.filters import EVENT_TYPES, SearchFilters
+from search.engine import MAX_LIMIT
+from search.filters import EVENT_TYPES, SearchFilters, TextMatch
 
 router = APIRouter(tags=["search"], route_class=AuditedRoute)
 
-
-def get_search(request: Request) -> SearchEngine:
-    engine: SearchEngine = request.app.state.search
-    return engine
-
-
-SearchDep = Annotated[SearchEngine, Depends(get_search)]
 
 _Q_EXAMPLES = {
     "text": {"summary": "A text shown", "value": "GATE 7 after 20 s"},
@@ -47,13 +39,13 @@ _Q_EXAMPLES = {
         "every video (`run=all`: every published run). Give **either** `q`, free text read as "
         "Ask reads a question (`GATE 7 after 20 s`, `people in the left zone`, `stopped over 5 "
         "minutes`, `people after 22:00 on 2026-11-20`; clock times are UTC and need a day), "
-        "**or** structured filters; all filters given must hold. `video_id`, `title`, `run` "
-        "and `sort` go with either. Without `event`, objects and texts are found; with it, "
-        "events of those types. Texts compare case- and space-insensitively (`gate7` finds "
-        "`GATE 7`). Each hit carries its video, run, time span, the evidence span ids that "
-        "back it (cite them as Ask does) and a thumbnail URL. `interpreted` echoes the filters "
-        "searched. A `video_id` that is none of the workspace's is a 404. Free text that "
-        "cannot be read is a 422 `not_understood` whose "
+        "**or** structured filters; all filters given must hold. `video_id`, `title`, `run` and "
+        "`sort` go with either. Without `event`, objects and texts are found; with it, events "
+        "of those types. Texts compare case- and space-insensitively, as whole words by default "
+        "(`gate7` finds `GATE 7`, not `GATE 77`). Each hit carries its video, run, time span, "
+        "the evidence span ids that back it (cite them as Ask does) and a thumbnail URL. "
+        "`interpreted` echoes the filters searched. A `video_id` that is none of the "
+        "workspace's is a 404. Free text that cannot be read is a 422 `not_understood` whose "
         "`interpreted` member says what was understood. Counted per day against the plan's "
         '`searches_per_day`. Example: `curl -H "Authorization: Bearer $KEY" '
         '"$API/api/product/search?q=GATE%207"`.'
@@ -75,8 +67,13 @@ def search(
         str | None, Query(min_length=1, max_length=200, description="A text read in the video.")
     ] = None,
     text_match: Annotated[
-        Literal["substring", "exact"], Query(description="How `text` is compared.")
-    ] = "substring",
+        TextMatch,
+        Query(
+            description="How `text` is compared: `words` (its words in order, not inside longer "
+            "ones: `GATE 7` finds `TO GATE 7` and `GATE7`, not `GATE 77`), `substring` or "
+            "`exact` (the whole text)."
+        ),
+    ] = "words",
     event: Annotated[
         list[str],
         Query(description="Event types to find.", json_schema_extra={"enum": list(EVENT_TYPES)}),
@@ -92,10 +89,18 @@ def search(
         float | None, Query(ge=0, description="Overlapping the video before this time.")
     ] = None,
     recorded_after: Annotated[
-        datetime | None, Query(description="On the clock after this (RFC 3339).")
+        str | None,
+        Query(
+            description="On the clock after this (RFC 3339 with its offset).",
+            json_schema_extra={"format": "date-time"},
+        ),
     ] = None,
     recorded_before: Annotated[
-        datetime | None, Query(description="On the clock before this (RFC 3339).")
+        str | None,
+        Query(
+            description="On the clock before this (RFC 3339 with its offset).",
+            json_schema_extra={"format": "date-time"},
+        ),
     ] = None,
     video_id: Annotated[list[str], Query(description="Only these videos.")] = [],  # noqa: B006
     title: Annotated[
@@ -114,14 +119,14 @@ def search(
     given = SearchFilters(
         classes=tuple(classes),
         text=text,
-        text_exact=text_match == "exact",
+        text_match=text_match,
         event_types=tuple(event),
         zones=tuple(zone),
         min_dwell_s=min_dwell_s,
         start_s=start_s,
         end_s=end_s,
-        recorded_after=recorded_after,
-        recorded_before=recorded_before,
+        recorded_after=moment_of(recorded_after, "recorded_after"),
+        recorded_before=moment_of(recorded_before, "recorded_before"),
         video_ids=tuple(video_id),
         title=title,
         every_run=run == "all",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -101,3 +101,61 @@ class AskAnswer(BaseModel):
         description="What was answered (intent, subject, qualifiers, window), so a client "
         "sees which question the answer is to; None when the question could not be read.",
     )
+
+
+class WorkspaceCitationPublic(CitationPublic):
+    video_id: str = Field(description="The video whose evidence span this is.")
+    run_id: str = Field(description="The run of that video the span is from.")
+
+
+class WorkspaceSearched(BaseModel):
+    runs: int = Field(description="The workspace's runs searched (each video's newest).")
+    videos: int
+    read: int = Field(description="Runs whose hits were read (the others could not match).")
+
+
+class WorkspaceAskAnswer(BaseModel):
+    """An answer over every video of the workspace: operation 7's answer, with each citation
+    naming its video and run, and what was searched instead of one run's coverage."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "question": "Which videos show GATE 7?",
+                    "answer": '"GATE 7" was seen in 1 video: Front gate '
+                    "(vid_01jd3k8m2qa7x4r5t6y7v8w9z0): 3.0 s to 9.0 s.",
+                    "grounded": True,
+                    "confidence": 0.93,
+                    "citations": [
+                        {
+                            "video_id": "vid_01jd3k8m2qa7x4r5t6y7v8w9z0",
+                            "run_id": "run_01jd3k9a7bq0c1d2e3f4g5h6j7",
+                            "evidence_id": "ev_0001",
+                            "start_s": 3.0,
+                            "end_s": 9.0,
+                        }
+                    ],
+                    "refusal_reason": None,
+                    "ask_id": "ask_01jd3kb0c1d2e3f4g5h6j7k8m9",
+                    "interpreted": {"finds": "text", "text": "GATE 7", "intent": "list"},
+                    "searched": {"runs": 12, "videos": 12, "read": 1},
+                }
+            ]
+        }
+    )
+
+    question: str
+    answer: str
+    grounded: bool
+    confidence: float = Field(ge=0, le=1)
+    citations: list[WorkspaceCitationPublic]
+    refusal_reason: str | None = Field(
+        description="Why a grounded: false answer makes no claim: no_evidence, "
+        "outside_detectors, off_topic or not_understood."
+    )
+    ask_id: str = Field(description="The logged ask (with no video or run of its own).")
+    interpreted: dict[str, Any] | None = Field(
+        description="The search the question was read as (and its shape, `intent`)."
+    )
+    searched: WorkspaceSearched

@@ -28,6 +28,13 @@ _COLUMNS: list[tuple[str, pa.DataType, bool, str]] = [
         "The object's class (objects.class), for an event that of its object; null for a "
         "scene change.",
     ),
+    (
+        "identity_id",
+        pa.string(),
+        True,
+        "The object's identity (objects.identity_id: the same thing seen again is one "
+        "identity); null for texts, scene changes and runs before identities.",
+    ),
     ("text", pa.string(), True, "What was read, for texts and their text_seen events."),
     (
         "text_norm",

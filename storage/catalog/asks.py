@@ -27,8 +27,8 @@ class AskRecord:
 
     ask_id: str
     tenant_id: str
-    video_id: str
-    run_id: str
+    video_id: str | None  # None: asked of the whole workspace
+    run_id: str | None
     question: str
     answer: dict[str, Any]
     grounded: bool
@@ -46,14 +46,15 @@ class AskLog:
     def record(
         self,
         tenant_id: str,
-        video_id: str,
-        run_id: str,
+        video_id: str | None,
+        run_id: str | None,
         answer: dict[str, Any],
         phrased_by: str,
         limits: PlanLimits | None = None,
     ) -> str:
         """Log an answered question and count it (with ``limits``: only within the plan's
         ``asks_per_day``, else ``PlanLimitExceeded`` and nothing is logged); returns the ask id.
+        A question put to the whole workspace has no video and no run.
         """
         ask_id, now = new_id("ask"), now_rfc3339()
         cap = limits.asks_per_day if limits is not None else float("inf")

@@ -33,6 +33,8 @@ ARGUMENTS: dict[str, Any] = {
 }
 # Tools that write without taking an id: nothing of A's goes in.
 NO_ID_WRITES = {"add_video": "registers B's own video from a URL; takes no id"}
+# Tools that write without ids but answer from B's own workspace: B's result holds nothing of A's.
+NO_ID_ANSWERS = {"ask_workspace": {"question": "Which videos show any text?"}}
 _ACCEPT = {"Accept": "application/json, text/event-stream"}
 _INITIALIZE = {
     "jsonrpc": "2.0",
@@ -74,7 +76,9 @@ async def _tool_cells(session: ClientSession, tool: Tool, a: TenantWorld, b: Ten
     others = {k: ARGUMENTS[k] for k in required - set(ids) if k in ARGUMENTS}
     if not ids:
         read_only = bool(tool.annotations and tool.annotations.read_only_hint)
-        if not read_only:
+        if tool.name in NO_ID_ANSWERS:
+            others = NO_ID_ANSWERS[tool.name]
+        elif not read_only:
             known = tool.name in NO_ID_WRITES
             report.count(
                 "mcp", "" if known else "a write without ids: add to NO_ID_WRITES", tool.name

@@ -31,6 +31,8 @@ TOOLS = {
     "ask_video",
     "add_review_note",
     "export_evidence",
+    "search_videos",
+    "ask_workspace",
 }
 Executed = tuple[httpx.Client, str, dict[str, Any]]
 T = TypeVar("T")

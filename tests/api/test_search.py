@@ -16,11 +16,14 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import text
 
 from storage.artifacts.hits import normalize_text
+from storage.catalog.database import Catalog
 from synthetic import TextSign, lobby_scene, write_video
 from testkit.media_server import MediaServer
 from tests.api.helpers import expect_problem, wait_done
+from tests.api.test_mcp import call, ok
 
 LOBBY_AT = "2026-11-20T21:00:00Z"
 GATE_AT = "2026-11-20T22:10:00Z"
@@ -189,3 +192,57 @@ def test_pages_follow_one_another_and_bad_queries_are_problems(
     expect_problem(
         acme.get("/api/product/search", params={"event": "explode"}), 422, "validation_error"
     )
+
+
+def test_the_workspace_ask_and_the_mcp_tools_find_the_same(workspace: dict[str, Any]) -> None:
+    acme, ids = workspace["acme"], workspace["ids"]
+    asked = acme.post("/api/product/ask", json={"question": "Which videos show EXIT 3?"})
+    assert asked.status_code == 200, asked.text
+    answer = asked.json()
+    assert answer["grounded"] and "Lobby camera" in answer["answer"]
+    assert {c["video_id"] for c in answer["citations"]} == {ids["lobby"]}
+    spans = acme.get(f"/api/product/videos/{ids['lobby']}/evidence-view").json()["spans"]
+    cited = {s["evidence_id"]: s for s in spans}
+    for citation in answer["citations"]:
+        span = cited[citation["evidence_id"]]  # a span of that video's run, with its times
+        assert (span["start_s"], span["end_s"]) == (citation["start_s"], citation["end_s"])
+        assert citation["start_s"] <= 9.5 and citation["end_s"] >= 3.5  # EXIT 3: 4-9 s
+    count = acme.post(
+        "/api/product/ask", json={"question": "How many objects were seen across all videos?"}
+    ).json()
+    things = sum(len(t) for t in THINGS.values())
+    assert count["grounded"] and count["answer"].startswith(f"{things} things were seen"), count
+    assert len(count["citations"]) == things
+    refused = acme.post("/api/product/ask", json={"question": "Did a helicopter land?"}).json()
+    assert not refused["grounded"] and refused["refusal_reason"] == "outside_detectors"
+    assert acme.get("/api/product/billing/state").json()["usage"]["asks"] == 3
+
+    by_mcp = ok(call(acme, "search_videos", q="GATE 7"))
+    assert by_mcp == _search(acme, q="GATE 7")
+    assert (
+        ok(call(acme, "ask_workspace", question="Which videos show EXIT 3?"))["citations"]
+        == (answer["citations"])
+    )
+    problem = call(acme, "search_videos", q="did a helicopter land")
+    assert problem.is_error and problem.structured_content["code"] == "not_understood"
+
+
+def test_each_run_is_indexed_for_search_as_it_succeeds(
+    workspace: dict[str, Any], catalog: Catalog
+) -> None:
+    with catalog.read() as conn:  # before any search met the runs
+        rows = conn.execute(text("SELECT video_id, has_file, texts FROM search_runs")).all()
+    assert sorted(r.video_id for r in rows) == sorted(workspace["ids"].values())
+    assert all(r.has_file == 1 for r in rows)
+    texts = {r.video_id: r.texts.split() for r in rows}
+    assert texts[workspace["ids"]["lobby"]] == ["exit3", "lobby"]
+
+
+@pytest.mark.parametrize("moment", ["2026-11-20", "1763676000", "2026-11-20T22:00:00", "soon"])
+def test_a_clock_time_is_an_rfc3339_moment_with_its_offset(client_for: Any, moment: str) -> None:
+    client = client_for("acme")
+    response = client.get("/api/product/search", params={"recorded_after": moment})
+    body = expect_problem(response, 422, "validation_error")
+    assert "recorded_after" in str(body["detail"])
+    fine = client.get("/api/product/search", params={"recorded_after": "2026-11-20T22:00:00Z"})
+    assert fine.status_code == 200 and fine.json()["data"] == []

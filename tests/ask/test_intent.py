@@ -36,6 +36,9 @@ def read(question: str, known: frozenset[str] = KNOWN) -> Intent:
         ("When did the first object leave the frame?", "first", "object", "disappear"),
         ("When did the last object leave?", "last", "object", "disappear"),
         ("Did anything exit the left zone?", "exists", "object", "exit_zone"),
+        ("Who left the zone?", "unknown", "object", "exit_zone"),
+        # "the left zone" is a place, not a leaving (it was read as exit_zone before)
+        ("Was anyone in the left zone?", "exists", "object", None),
         ("What caption is shown?", "text", "text", None),
         ("What labels can be seen?", "text", "text", "appear"),
         ("What happened in the first 3 seconds?", "between", "object", None),

@@ -27,7 +27,7 @@ SEARCHES = (
     SearchFilters(classes=("person",), zones=("left",), sort="relevance"),
     SearchFilters(event_types=("dwell",), min_dwell_s=60),
     SearchFilters(recorded_after=datetime(2026, 11, 20, 22, tzinfo=UTC)),
-    SearchFilters(text="gate", text_exact=True),
+    SearchFilters(text="gate", text_match="exact"),
 )
 _IDS = ("video_id", "run_id", "tenant_id", "key", "artifacts_path")
 _TIMES = ("created_at", "updated_at", "started_at", "finished_at", "heartbeat_at", "indexed_at")
@@ -89,7 +89,7 @@ def test_a_bulk_run_is_searched_as_a_planted_one(
     engine = SearchEngine(catalog, store)
     single, bulk = (engine.search(t, filters, limit=200) for t in two_ways)
     assert (bulk.runs, bulk.read) == (single.runs, single.read) == (3, bulk.read)
-    assert len(single.hits) > 0 or filters.text_exact
+    assert len(single.hits) > 0 or filters.text_match == "exact"
     assert [_without_ids(h) for h in bulk.hits] == [_without_ids(h) for h in single.hits]
 
 
