@@ -107,7 +107,7 @@ def _number(text: str, kind: type[int] | type[float], what: str) -> float:
         raise SourceInvalid(f"the HLS playlist has a malformed {what}: {text!r}") from exc
 
 
-def parse_program_date_time(text: str) -> datetime | None:
+def _program_date_time(text: str) -> datetime | None:
     """The moment of an ``#EXT-X-PROGRAM-DATE-TIME`` value (ISO 8601 with its offset).
 
     A value that is no such moment, or has no offset (its zone unknown), is ignored and logged:
@@ -188,7 +188,7 @@ class _MediaState:
         elif tag == "#EXT-X-DISCONTINUITY":
             self.discontinuity = True
         elif tag == "#EXT-X-PROGRAM-DATE-TIME":
-            self.clock = parse_program_date_time(value) or self.clock
+            self.clock = _program_date_time(value) or self.clock
         elif line and not line.startswith("#") and self.duration is not None:
             self._segment(urljoin(base_url, line), self.duration)
 
