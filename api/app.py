@@ -21,6 +21,7 @@ from api.routes import (
     dashboard,
     exports,
     health,
+    media,
     notes,
     onboarding,
     runs,
@@ -97,6 +98,8 @@ def create_app(
     app.include_router(artifacts.router)
     app.include_router(notes.router)
     app.include_router(exports.router)
+    app.include_router(media.router)
+    app.include_router(media.source_router)
     app.include_router(ask.router)
     app.include_router(search.router)
     app.include_router(audit.router)

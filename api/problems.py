@@ -23,6 +23,7 @@ from ves.errors import (
     NotUnderstood,
     PayloadTooLarge,
     PlanLimitExceeded,
+    RangeNotSatisfiable,
     RateLimited,
     RequestTimeout,
     Unauthorized,
@@ -103,6 +104,8 @@ def problem_response(error: VesError, request_id: str | None) -> JSONResponse:
         headers["WWW-Authenticate"] = "Bearer"
     if isinstance(error, RateLimited):
         headers["Retry-After"] = str(error.retry_after_s)
+    if isinstance(error, RangeNotSatisfiable):
+        headers["Content-Range"] = f"bytes */{error.size}"
     return JSONResponse(
         problem_body(error, request_id),
         status_code=error.status,

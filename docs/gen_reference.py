@@ -442,7 +442,8 @@ def render_problems() -> str:
 Every error the service reports is a `ves.errors.VesError`. The API renders each as an RFC 9457
 problem document, `{PROBLEM_MEDIA_TYPE}`: `{{type, title, status, detail, code, request_id}}`
 (plus `errors` for validation failures, `retry_after_s` with `Retry-After` for 429, and `limit`,
-`value`, `used` for 402); every response carries `X-Request-ID`. A run that fails records the
+`value`, `used` for 402; a 416 carries `Content-Range: bytes */SIZE`); every response carries
+`X-Request-ID`. A run that fails records the
 `code` of its `ProcessingError` as the run's error code. Another tenant's ids answer 404, exactly
 as unknown ones.
 """

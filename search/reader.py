@@ -99,9 +99,11 @@ def read_query(q: str, vocabulary: Vocabulary, today: date | None = None) -> Sea
 def _intent(rest: str, vocabulary: Vocabulary) -> Intent:
     known = BASE_CLASSES | vocabulary.classes
     intent = parse_question(rest, known, list(vocabulary.zones))
-    if intent.kind == "off_topic":
+    if intent.kind in {"off_topic", "not_understood"}:
+        # A bare text: "GATE 7 after 20 s" (off topic to Ask), or one in capitals only ("EXIT
+        # 3", which Ask reads as a leaving and a stray 3): read as "text EXIT 3".
         as_text = parse_question(_READ_AS_TEXT + rest, known, list(vocabulary.zones))
-        if as_text.quoted:
+        if as_text.quoted and as_text.kind not in {"off_topic", "not_understood"}:
             return as_text
     return intent
 

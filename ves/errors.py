@@ -8,14 +8,18 @@ from one handler, using the class's ``code``, ``status`` and ``title``::
     │   └── NotABundle             400 invalid_request      (a file that is no evidence bundle)
     ├── Unauthorized               401 unauthorized         (missing, unknown or revoked key)
     ├── PlanLimitExceeded          402 plan_limit_exceeded
+    ├── Forbidden                  403 forbidden            (a signed media URL that is forged,
+    │                                                         of another video, or expired)
     ├── NotFound                   404 not_found            (also another tenant's ids)
     │   └── BlobNotFound           404 not_found            (no such object in the blob store)
     ├── MethodNotAllowed           405 method_not_allowed
     ├── Conflict                   409 conflict             (e.g. executing a running video)
-    │   └── NotReady               409 not_ready            (artifacts before a run succeeded)
+    │   ├── NotReady               409 not_ready            (artifacts before a run succeeded)
+    │   └── NoStoredSource         409 no_stored_source     (a video whose bytes are not kept)
     ├── RequestTimeout             408 request_timeout      (headers or body too slow)
     ├── PayloadTooLarge            413 payload_too_large
     ├── UnsupportedMediaType       415 unsupported_media_type
+    ├── RangeNotSatisfiable        416 range_not_satisfiable (carries the object's ``size``)
     ├── ValidationFailed           422 validation_error     (carries ``errors``)
     │   └── NotUnderstood          422 not_understood       (free text no reader can read;
     │                                                         carries ``interpreted``)
@@ -90,6 +94,15 @@ class PlanLimitExceeded(VesError):
         self.limit, self.value, self.used = limit, value, used
 
 
+class Forbidden(VesError):
+    """A credential that is not a key, for one resource (a signed media URL), does not grant it:
+    forged, made for another video, or expired."""
+
+    code = "forbidden"
+    status = 403
+    title = "Forbidden"
+
+
 class NotFound(VesError):
     """No such record for this tenant (another tenant's record is reported the same way)."""
 
@@ -125,6 +138,14 @@ class NotReady(Conflict):
     title = "Not ready"
 
 
+class NoStoredSource(Conflict):
+    """The video's bytes are not kept by the service (a URL source is read again by every run,
+    an upload whose bytes never arrived), so there is nothing to play."""
+
+    code = "no_stored_source"
+    title = "No stored source"
+
+
 class RequestTimeout(VesError):
     """A request's headers or body did not arrive within the time allowed."""
 
@@ -147,6 +168,18 @@ class UnsupportedMediaType(VesError):
     code = "unsupported_media_type"
     status = 415
     title = "Unsupported media type"
+
+
+class RangeNotSatisfiable(VesError):
+    """A ``Range`` header none of whose bytes lie within the object's ``size`` bytes."""
+
+    code = "range_not_satisfiable"
+    status = 416
+    title = "Range not satisfiable"
+
+    def __init__(self, detail: str, *, size: int) -> None:
+        super().__init__(detail)
+        self.size = size
 
 
 class ValidationFailed(VesError):

@@ -106,6 +106,17 @@ class SigningKey:
             serialization.NoEncryption(),
         )
 
+    def derive_secret(self, purpose: str) -> bytes:
+        """A 32-byte secret for ``purpose`` (e.g. HMAC keys of signed URLs), derived from the
+        private key: every machine that shares the key derives the same one, and no other
+        secret needs distributing. It changes when the key is rotated."""
+        raw = self.private_key.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+        return hashlib.sha256(f"ves {purpose}\0".encode() + raw).digest()
+
     def sign_b64(self, data: bytes) -> bytes:
         """The Ed25519 signature of ``data``, base64 with a final newline (``manifest.sig``)."""
         return base64.b64encode(self.private_key.sign(data)) + b"\n"

@@ -12,11 +12,12 @@ STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
 router = APIRouter(tags=["dashboard"])
 
-# The page must not be framed elsewhere nor load scripts from anywhere but here.
+# The page must not be framed elsewhere nor load scripts from anywhere but here. Media may come
+# from elsewhere: an HLS source is played from its own server (where the browser plays HLS).
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; "
-        "frame-ancestors 'none'"
+        "default-src 'self'; img-src 'self' blob: data:; media-src 'self' https: http:; "
+        "style-src 'self'; script-src 'self'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
@@ -27,8 +28,10 @@ _SECURITY_HEADERS = {
     "/dashboard",
     summary="Workspace dashboard",
     description=(
-        "An HTML page: sign in with an API key; list, add and execute videos; see a video's "
-        "timeline, scene, evidence, cost and audit trail, ask it questions; see the billing state."
+        "An HTML page: sign in with an API key; search every video, list, add and execute them; "
+        "play a video and see its timeline, scene, evidence, cost and audit trail, ask it "
+        "questions; see the billing state. `#video=<id>&t=<seconds>` opens a video's page "
+        "playing from that time."
     ),
     response_class=FileResponse,
     responses={200: {"description": "The page.", "content": {"text/html": {}}}},

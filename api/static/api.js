@@ -13,6 +13,7 @@ export async function api(path, options = {}) {
   if (!response.ok) {
     const error = new Error(body?.detail || `HTTP ${response.status}`);
     error.status = response.status;
+    error.problem = body; // a problem+json document's other members (e.g. `interpreted`)
     throw error;
   }
   return body;

@@ -3,9 +3,11 @@
 // OCR texts, answers) is written with textContent or DOM APIs, never parsed as HTML.
 import { $, KEY, api, el } from "./api.js";
 import { loadBilling } from "./billing.js";
+import "./search.js";
 import { openVideo } from "./video.js";
 
 // `?video=<id>` (a demo workspace's dashboard_url) marks that video's row; the URL holds no key.
+// `#video=<id>&t=<seconds>` (a search hit) opens that video's page playing from that time.
 const focusVideo = new URLSearchParams(window.location.search).get("video");
 const BUSY = new Set(["queued", "running"]);
 const POLL_MS = 2000;
@@ -52,10 +54,27 @@ function renderVideo(video) {
   row.addEventListener("click", () => select(video.video_id));
 }
 
-function select(videoId) {
+function select(videoId, t = null) {
   selected = videoId;
   for (const row of $("videos").rows) row.classList.toggle("selected", row.dataset.videoId === videoId);
-  openVideo(shown.get(videoId));
+  return openVideo(shown.get(videoId), t);
+}
+
+// The video and time a `#video=...&t=...` link names; one not listed yet is asked for.
+async function openLinked() {
+  const linked = new URLSearchParams(window.location.hash.slice(1));
+  const videoId = linked.get("video");
+  if (!videoId || !sessionStorage.getItem(KEY)) return;
+  const t = linked.has("t") ? Number(linked.get("t")) : null;
+  try {
+    if (!shown.has(videoId)) {
+      shown.set(videoId, await api(`/api/product/videos/${encodeURIComponent(videoId)}`));
+    }
+    show("workspace");
+    await select(videoId, Number.isFinite(t) ? t : null);
+  } catch (error) {
+    $("list-error").textContent = `${videoId}: ${error.message}`;
+  }
 }
 
 async function loadVideos(append = false) {
@@ -102,6 +121,7 @@ async function enter() {
     await loadVideos();
     show("workspace");
     refresh();
+    openLinked();
   } catch (error) {
     sessionStorage.removeItem(KEY);
     show("sign-in");
@@ -150,5 +170,7 @@ $("add-form").addEventListener("submit", async (event) => {
 });
 
 $("more").addEventListener("click", () => loadVideos(true));
+
+window.addEventListener("hashchange", openLinked);
 
 if (sessionStorage.getItem(KEY)) enter(); else show("sign-in");

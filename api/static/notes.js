@@ -49,18 +49,26 @@ function noteForm(onSubmit) {
   return form;
 }
 
-/** The notes list, the span's verdict badge and the form, for a span of `videoId`'s view. */
-export function spanNotes(videoId, span) {
+/** The span's verdict badge ("not reviewed" without a person's note). */
+export function verdictBadge(span) {
   const badge = el("span");
   showVerdict(badge, span.verdict);
+  return badge;
+}
+
+/** The notes list and the form of a span of `videoId`'s view; a note added goes into the list,
+ * into `span` (so the span drawn again shows it) and into the span's `badge`. */
+export function spanNotes(videoId, span, badge) {
   const list = el("ul", undefined, "notes");
   list.append(...(span.review_notes || []).map(noteItem));
   const path = `/api/product/videos/${encodeURIComponent(videoId)}/evidence/`
     + `${encodeURIComponent(span.evidence_id)}/notes`;
   const form = noteForm(async (body) => {
     const note = await postJson(path, body);
+    span.review_notes = [...(span.review_notes || []), note];
+    span.verdict = note.verdict;
     list.append(noteItem(note));
     showVerdict(badge, note.verdict);
   });
-  return { badge, list, form };
+  return { list, form };
 }

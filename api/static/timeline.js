@@ -1,5 +1,6 @@
 // The timeline chart: one row per object, events as marks (bars when they last), refresh markers
-// as vertical lines, and an axis in seconds.
+// as vertical lines, and an axis in seconds. A click seeks the player: a mark or marker to its
+// time, a lane to the time under the pointer, a row's label to its object's first sighting.
 import { svg, titled } from "./svg.js";
 
 const LABEL_W = 150;
@@ -7,6 +8,7 @@ const ROW_H = 24;
 const PLOT_W = 640;
 const AXIS_H = 28;
 const BARS = new Set(["dwell", "text_seen"]);
+let playheadX = null; // seconds to the drawn chart's x
 
 function tickStep(duration) {
   return [1, 2, 5, 10, 30, 60, 120, 300, 600].find((s) => duration / s <= 12) || 1200;
@@ -27,10 +29,12 @@ function mark(event, x, y) {
     const width = Math.max(2, x(event.end_s) - x(event.t_s));
     const bar = svg("rect", { x: x(event.t_s), y: y + 6, width, height: ROW_H - 12 });
     bar.setAttribute("class", `event bar ${event.type}`);
+    bar.dataset.t = event.t_s;
     return titled(bar, `${label} to ${event.end_s.toFixed(1)} s`);
   }
   const dot = svg("circle", { cx: x(event.t_s), cy: y + ROW_H / 2, r: 4 });
   dot.setAttribute("class", `event ${event.type}`);
+  dot.dataset.t = event.t_s;
   return titled(dot, label);
 }
 
@@ -43,8 +47,31 @@ function row(chart, label, y, events, x) {
   return group;
 }
 
-/** Draw the chart for `graph` (scene graph) and `timeline` (duration, refresh markers). */
-export function drawTimeline(container, graph, timeline) {
+// The time a click on the chart asks for: a mark's own, else the time under the pointer, else
+// (on a row's label) the row's first time.
+function clickedTime(chart, event, toTime) {
+  const marked = event.target.closest(".event[data-t], .refresh[data-t]");
+  if (marked) return Number(marked.dataset.t);
+  const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(
+    chart.getScreenCTM().inverse(),
+  );
+  if (point.x >= LABEL_W) return toTime(point.x);
+  const first = event.target.closest("[data-first-s]");
+  return first ? Number(first.dataset.firstS) : null;
+}
+
+/** Move the playhead to `t` seconds (drawn by drawTimeline; nothing before). */
+export function movePlayhead(t) {
+  const head = document.getElementById("playhead");
+  if (!head || !playheadX) return;
+  const x = playheadX(t);
+  head.setAttribute("x1", x);
+  head.setAttribute("x2", x);
+}
+
+/** Draw the chart for `graph` (scene graph) and `timeline` (duration, refresh markers); a click
+ * calls `onSeek(seconds)`. */
+export function drawTimeline(container, graph, timeline, onSeek = () => undefined) {
   const duration = Math.max(timeline.duration_s || 0, 0.1);
   const x = (t) => LABEL_W + (Math.min(Math.max(t, 0), duration) / duration) * PLOT_W;
   const objects = [...graph.objects].sort((a, b) => a.first_seen_s - b.first_seen_s);
@@ -68,6 +95,7 @@ export function drawTimeline(container, graph, timeline) {
     const events = graph.events.filter((e) => e.object_id === obj.object_id);
     const group = row(chart, `${obj.class} ${obj.object_id.slice(-6)}`, i * ROW_H, events, x);
     group.dataset.objectId = obj.object_id;
+    group.dataset.firstS = obj.first_seen_s;
     titled(group.firstChild, obj.attributes?.text ? `${obj.class}: ${obj.attributes.text}` : obj.class);
   });
   if (scene.length) {
@@ -80,5 +108,13 @@ export function drawTimeline(container, graph, timeline) {
     chart.append(titled(line, `refresh at ${marker.t_s.toFixed(1)} s: ${marker.reason}`));
   }
   axis(chart, x, duration, height);
+  const head = svg("line", { id: "playhead", x1: x(0), y1: 0, x2: x(0), y2: height });
+  playheadX = x;
+  chart.append(head);
+  const toTime = (px) => (Math.min(Math.max(px - LABEL_W, 0), PLOT_W) / PLOT_W) * duration;
+  chart.addEventListener("click", (event) => {
+    const t = clickedTime(chart, event, toTime);
+    if (t !== null && Number.isFinite(t)) onSeek(t);
+  });
   container.replaceChildren(chart);
 }

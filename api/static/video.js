@@ -1,39 +1,14 @@
-// One video's page: timeline, scene over a frame, evidence spans, cost report and the ask box.
+// One video's page: the player, timeline, scene over a frame, evidence spans, cost report and
+// the ask box. What has a time (a timeline mark, a span, a citation) seeks the player.
 import { $, api, definitions, el, loadImage, postJson, releaseImages, seconds } from "./api.js";
 import { showAudit } from "./audit.js";
+import { drawEvidence, selectSpan } from "./evidence.js";
 import { resetExport } from "./exports.js";
+import { followPlayer, loadPlayer, resetPlayer, seekTo } from "./player.js";
 import { svg, titled } from "./svg.js";
-import { spanNotes } from "./notes.js";
-import { drawTimeline } from "./timeline.js";
+import { drawTimeline, movePlayhead } from "./timeline.js";
 
 let current = null;
-
-function spanItem(videoId, span) {
-  const item = el("li", undefined, "span");
-  item.id = `span-${span.evidence_id}`;
-  item.dataset.evidenceId = span.evidence_id;
-  item.dataset.startS = span.start_s;
-  item.dataset.endS = span.end_s;
-  const head = el("p", undefined, "span-head");
-  head.append(
-    el("strong", span.evidence_id),
-    el("span", ` ${seconds(span.start_s)} – ${seconds(span.end_s)}`),
-    el("span", ` confidence ${span.confidence.toFixed(2)}`),
-  );
-  if (span.object_id) head.append(el("span", ` object ${span.object_id}`));
-  if (span.event_id) head.append(el("span", ` event ${span.event_id}`));
-  const thumbs = el("div", undefined, "thumbs");
-  for (const frame of span.frames) {
-    const img = el("img");
-    img.alt = `${span.evidence_id} at ${seconds(frame.t_s)}`;
-    thumbs.append(img);
-    loadImage(img, frame.thumbnail_url).catch((error) => { img.alt = error.message; });
-  }
-  const { badge, list, form } = spanNotes(videoId, span);
-  head.append(" ", badge);
-  item.append(head, thumbs, list, form);
-  return item;
-}
 
 function firstBoxes(graph, spans) {
   const ordered = [...spans].sort((a, b) => a.start_s - b.start_s);
@@ -89,12 +64,12 @@ function drawCost(cost) {
   ]);
 }
 
+/** Expand the span `evidenceId`, bring it into view and play the video from its start. */
 export function highlightSpan(evidenceId) {
-  const item = document.getElementById(`span-${evidenceId}`);
+  const item = selectSpan(evidenceId);
   if (!item) return;
-  document.querySelectorAll("#evidence li.highlight").forEach((li) => li.classList.remove("highlight"));
-  item.classList.add("highlight");
   item.scrollIntoView({ block: "center" });
+  seekTo(Number(item.dataset.startS));
 }
 
 function drawAnswer(answer) {
@@ -120,10 +95,14 @@ function drawAnswer(answer) {
   box.append(list);
 }
 
-/** Show `video` below the listing; its artifacts exist only once a run succeeded. */
-export async function openVideo(video) {
+/** Show `video` below the listing, its player at `t` seconds when given (then playing); its
+ * artifacts exist only once a run succeeded. */
+export async function openVideo(video, t = null) {
   current = video.video_id;
   releaseImages();
+  resetPlayer();
+  const player = loadPlayer(video.video_id);
+  if (t !== null) seekTo(t);
   $("detail").hidden = false;
   $("detail-title").textContent = video.title;
   $("detail-error").textContent = "";
@@ -137,16 +116,19 @@ export async function openVideo(video) {
       ["scene-graph", "timeline", "evidence-view", "cost"].map((p) => api(`${base}/${p}`)),
     );
     if (current !== video.video_id) return;
-    drawTimeline($("timeline"), graph, timeline);
-    $("evidence").replaceChildren(...view.spans.map((span) => spanItem(video.video_id, span)));
+    drawTimeline($("timeline"), graph, timeline, seekTo);
+    drawEvidence($("evidence"), video.video_id, view.spans, graph, seekTo);
     drawScene(graph, view.spans);
     drawCost(cost);
   } catch (error) {
     $("detail-error").textContent = error.message;
   }
+  await player;
   if (current === video.video_id) await showAudit(video.video_id); // after the reads it records
   $("detail").scrollIntoView({ block: "start" });
 }
+
+followPlayer(movePlayhead);
 
 $("ask-form").addEventListener("submit", async (event) => {
   event.preventDefault();

@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from fastapi.routing import iter_route_contexts
 from starlette.routing import Mount
 
 from api.app import create_app
+from api.routes.media import media_secret
 from storage.catalog.database import Catalog
 from stress.isolation.mcp import check_mcp
 from stress.isolation.report import Leak, Report, same_answer
@@ -53,6 +54,7 @@ from stress.isolation.world import (
     make_tenants,
     with_evidence,
 )
+from ves.media_url import sign_media_token
 from ves.settings import Settings
 
 PARAM = re.compile(r"{(\w+)(?::\w+)?}")
@@ -79,6 +81,11 @@ NO_ID_ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/product/ask"): {"json": {"question": "Which videos show any text?"}},
 }
 MCP_PATH = "/mcp"  # its tools are checked one by one (stress.isolation.mcp)
+# Routes a signed URL authenticates instead of a key (``ves.media_url``): each call carries a
+# valid token of the caller's tenant for the path's video, more than B could ever get from the
+# API, so a cell holds only if even a genuine signature reaches nothing of A's.
+SIGNED_ROUTES = {("GET", "/api/media/videos/{video_id}/source")}
+_SIGNED_UNTIL = 2**40
 
 
 @dataclass
@@ -90,6 +97,7 @@ class Cell:
     choices: dict[str, Choice]  # path parameters and query parameters (``query``) alike
     headers: dict[str, str] = field(default_factory=dict)
     query: tuple[str, ...] = ()
+    secret: bytes | None = None  # the media URL key, for a route in SIGNED_ROUTES
 
     def _values(self, control: bool) -> dict[str, str]:
         return {k: c.control if control else c.value for k, c in self.choices.items()}
@@ -98,8 +106,13 @@ class Cell:
         values = self._values(control)
         return self.template.format(**{k: v for k, v in values.items() if k not in self.query})
 
-    def params(self, control: bool) -> dict[str, str]:
-        return {k: v for k, v in self._values(control).items() if k in self.query}
+    def params(self, control: bool, tenant_id: str) -> dict[str, str]:
+        values = self._values(control)
+        params = {k: v for k, v in values.items() if k in self.query}
+        if self.secret is not None:
+            video_id = values["video_id"]
+            params["token"] = sign_media_token(self.secret, tenant_id, video_id, _SIGNED_UNTIL)
+        return params
 
     @property
     def names_a_record(self) -> bool:
@@ -164,11 +177,11 @@ def cells_of(endpoint: Endpoint, a: TenantWorld, b: TenantWorld) -> list[Cell] |
     return cells
 
 
-def _call(http: httpx.Client, cell: Cell, key: dict[str, str], control: bool) -> httpx.Response:
+def _call(http: httpx.Client, cell: Cell, who: TenantWorld, control: bool) -> httpx.Response:
     body = BODIES.get((cell.method, cell.template), {})
-    headers = {**key, **cell.headers, **body.get("headers", {})}
+    headers = {**who.headers, **cell.headers, **body.get("headers", {})}
     extra = {k: v for k, v in body.items() if k != "headers"}
-    params = cell.params(control)
+    params = cell.params(control, who.tenant_id)
     return http.request(cell.method, cell.path(control), params=params, headers=headers, **extra)
 
 
@@ -176,12 +189,12 @@ def check_cell(http: httpx.Client, cell: Cell, a: TenantWorld, b: TenantWorld) -
     """'' when the cell holds, else what differs or leaks. A read on A's ids alone is also made
     as A: it must find them (else the cell would prove nothing)."""
     if cell.method == "GET" and all(c.tag == "A" for c in cell.choices.values()):
-        owner = _call(http, cell, a.headers, control=False)
+        owner = _call(http, cell, a, control=False)
         if owner.status_code == 404:
             return "A's own ids answer 404 to A: the cell proves nothing"
     secrets = a.secrets()
-    on_a = _call(http, cell, b.headers, control=False)
-    on_unknown = _call(http, cell, b.headers, control=True)
+    on_a = _call(http, cell, b, control=False)
+    on_unknown = _call(http, cell, b, control=True)
     if cell.names_a_record and on_unknown.status_code != 404:
         return f"the control answers {on_unknown.status_code}, not 404: add a body to BODIES"
     return same_answer(on_a, on_unknown, cell.sent(), secrets)
@@ -209,7 +222,7 @@ def _timing(http: httpx.Client, cell: Cell, b: TenantWorld, calls: int) -> float
     for _ in range(calls):
         for control in (False, True):
             start = time.perf_counter()
-            _call(http, cell, b.headers, control)
+            _call(http, cell, b, control)
             samples[control].append(time.perf_counter() - start)
     return statistics.median(samples[False]) / statistics.median(samples[True])
 
@@ -234,6 +247,7 @@ def _ledgers(base_url: str, *worlds: TenantWorld) -> list[Any]:
 def check_rest(app: FastAPI, base_url: str, a: TenantWorld, b: TenantWorld, timing: int) -> Report:
     """Every REST cell of ``app``, called over HTTP at ``base_url``."""
     report, secrets = Report(), a.secrets()
+    media_key = media_secret(app.state.settings)
     with httpx.Client(base_url=base_url, timeout=60) as http:
         for endpoint in http_routes(app):
             method, template, _ = endpoint
@@ -241,6 +255,8 @@ def check_rest(app: FastAPI, base_url: str, a: TenantWorld, b: TenantWorld, timi
             if isinstance(cells, str):
                 report.add(Leak("rest", f"{method} {template}", cells))
                 continue
+            if (method, template) in SIGNED_ROUTES:
+                cells = [replace(cell, secret=media_key) for cell in cells]
             if not PARAM.search(template):
                 report.count(
                     "rest", check_no_id_route(http, method, template, b, secrets), template

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from typing import Any
 
@@ -41,3 +42,13 @@ def add_video(client: httpx.Client, url: str) -> str:
     response = client.post("/api/videos/add", json={"url": url, "title": "lobby"})
     assert response.status_code == 201, response.text
     return str(response.json()["video_id"])
+
+
+def upload_recording(client: httpx.Client, data: bytes, title: str = "rec") -> str:
+    """Register ``data`` as an uploaded MP4 recording and PUT its bytes; the video id."""
+    spec = upload_spec(data, sha256=hashlib.sha256(data).hexdigest())
+    body = {"title": title, "source_type": "upload", "upload": spec}
+    video = client.post("/api/videos/add", json=body).json()
+    put = client.put(video["upload_url"], content=data, headers={"content-type": "video/mp4"})
+    assert put.status_code == 200, put.text
+    return str(video["video_id"])

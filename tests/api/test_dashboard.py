@@ -19,6 +19,9 @@ MODULES = (
     "billing.js",
     "audit.js",
     "exports.js",
+    "evidence.js",
+    "player.js",
+    "search.js",
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,44 +12,26 @@ import pytest
 
 from tasks.export.verify import verify_bundle
 from testkit.media_server import MediaServer
+from tests.api.browser import open_page, row_of, sign_in
 from tests.api.helpers import add_video, wait_done
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 HOSTILE_TITLE = "<img src=x onerror=alert(1)>"
 TITLE = "Lobby walk"
 
 
-def _row(page: Any, title: str) -> Any:
-    return page.locator("#videos tr").filter(has=page.get_by_text(title, exact=True))
-
-
 @pytest.fixture
-def page() -> Any:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        yield context.new_page()
-        context.close()
-        browser.close()
-
-
-def _sign_in(page: Any, base_url: str, key: str) -> None:
-    page.goto(f"{base_url}/dashboard")
-    page.fill("#key", key)
-    page.click("#sign-in-form button")
-    page.wait_for_selector("#workspace:not([hidden])")
+def page() -> Iterator[Any]:
+    yield from open_page()
 
 
 def _run_lobby(page: Any, url: str) -> None:
     page.fill("#add-title", TITLE)
     page.fill("#add-url", url)
     page.click("#add-form button")
-    row = _row(page, TITLE)
+    row = row_of(page, TITLE)
     row.locator("button.execute").click()
     # The listing polls every 2 s while the run is queued or running.
     row.locator(".state.succeeded").wait_for(timeout=180_000)
@@ -99,12 +82,12 @@ def test_a_user_runs_the_lobby_and_follows_a_citation(
     assert hostile.status_code == 201, hostile.text
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    _sign_in(page, str(client.base_url).rstrip("/"), key)
+    sign_in(page, str(client.base_url).rstrip("/"), key)
     _run_lobby(page, lobby_media.url("lobby.mp4"))
 
-    video_id = _row(page, TITLE).get_attribute("data-video-id")
+    video_id = row_of(page, TITLE).get_attribute("data-video-id")
     graph = client.get(f"/api/product/videos/{video_id}/scene-graph").json()
-    _row(page, TITLE).locator("td").first.click()
+    row_of(page, TITLE).locator("td").first.click()
     _check_timeline(page, len(graph["objects"]))
     _check_thumbnails(page)
     _check_citation(page)
@@ -115,9 +98,9 @@ def test_a_user_runs_the_lobby_and_follows_a_citation(
     with capsys.disabled():
         print(f"\ndashboard screenshot: {shot}")
 
-    assert _row(page, HOSTILE_TITLE).count() == 1
+    assert row_of(page, HOSTILE_TITLE).count() == 1
     assert page.locator("#videos img, #detail-title img").count() == 0
-    _row(page, HOSTILE_TITLE).locator("td").first.click()
+    row_of(page, HOSTILE_TITLE).locator("td").first.click()
     assert page.locator("#detail-title").text_content() == HOSTILE_TITLE
     assert page.locator("main img[src='x']").count() == 0
     page.click("#show-billing")
@@ -133,8 +116,8 @@ def test_a_videos_audit_trail_lists_who_did_what_from_where(page: Any, client: A
     upload = {"filename": "night.mp4", "size_bytes": 1000, "content_type": "video/mp4"}
     body = {"title": "Night shift", "source_type": "upload", "upload": upload}
     video_id = client.post("/api/videos/add", json=body).json()["video_id"]
-    _sign_in(page, str(client.base_url).rstrip("/"), key)
-    _row(page, "Night shift").locator("td").first.click()
+    sign_in(page, str(client.base_url).rstrip("/"), key)
+    row_of(page, "Night shift").locator("td").first.click()
     page.locator("#audit-rows tr").last.wait_for()
     rows = page.locator("#audit-rows tr").all_inner_texts()
     assert "POST /api/videos/add" in rows[-1] and "201" in rows[-1] and "127.0.0.1" in rows[-1]
@@ -151,8 +134,8 @@ def test_a_reviewer_adds_a_note_sees_it_without_a_reload_and_exports_it_signed(
     video_id = add_video(client, lobby_media.url("lobby.mp4"))
     assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
     assert wait_done(client, video_id)["state"] == "succeeded"
-    _sign_in(page, str(client.base_url).rstrip("/"), client.headers["Authorization"][7:])
-    _row(page, "lobby").locator("td").first.click()
+    sign_in(page, str(client.base_url).rstrip("/"), client.headers["Authorization"][7:])
+    row_of(page, "lobby").locator("td").first.click()
     span = page.locator("#evidence li.span").first
     span.locator(".note-form").wait_for()
     evidence_id = span.get_attribute("data-evidence-id")
@@ -175,7 +158,7 @@ def test_a_reviewer_adds_a_note_sees_it_without_a_reload_and_exports_it_signed(
     assert (note["text"], note["verdict"]) == (HOSTILE_TITLE, "rejected")
     assert added.get_attribute("data-note-id") == note["note_id"]
     span.evaluate("e => { e.dataset.stale = 'yes'; }")
-    _row(page, "lobby").locator("td").first.click()  # opened again: drawn from the view
+    row_of(page, "lobby").locator("td").first.click()  # opened again: drawn from the view
     fresh = page.locator(f"#span-{evidence_id}:not([data-stale])")
     fresh.locator("li.note.person").wait_for()
     assert fresh.locator(".span-head .verdict").text_content() == "rejected"

@@ -21,7 +21,7 @@ from storage.catalog.runs.store import RunStore
 from storage.catalog.tenants import TenantStore
 from testkit.s3 import S3Server
 from testkit.service import wait_state
-from tests.api.helpers import expect_problem, upload_spec, wait_done
+from tests.api.helpers import expect_problem, upload_recording, upload_spec, wait_done
 from ves.settings import Settings
 
 pytestmark = pytest.mark.slow
@@ -130,3 +130,18 @@ def test_an_export_lands_in_the_bucket_and_one_spans_clip_is_read_from_it_in_pla
         clip = client.get(f"{url}/clips/{span['evidence_id']}")
         assert clip.status_code == 200, clip.text
         assert clip.content == archive.read(span["clip"])
+
+
+def test_a_player_reads_an_upload_from_the_bucket_by_ranges(
+    client: httpx.Client, anon: httpx.Client, store: BlobStore
+) -> None:
+    """The media route seeks in the object: a range of the bucket's copy, not of a local one."""
+    data = bytes(range(256)) * 4096  # 1 MiB, past one read chunk
+    video_id = upload_recording(client, data)
+    url = client.get(f"/api/product/videos/{video_id}/media-url").json()["url"]
+    part = anon.get(url, headers={"Range": "bytes=300000-300099"})
+    assert part.status_code == 206, part.text
+    assert part.content == data[300000:300100]
+    assert part.headers["content-range"] == f"bytes 300000-300099/{len(data)}"
+    assert anon.get(url, headers={"Range": "bytes=-70000"}).content == data[-70000:]
+    assert anon.get(url).content == data

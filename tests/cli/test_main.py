@@ -140,7 +140,7 @@ def test_sql_without_a_query_reads_statements_up_to_their_semicolon(data_dir: Pa
     script = ".tables\nSELECT count(*) AS events\n  FROM events;\nSELEC 1;\nSELECT 42 AS answer\n"
     result = _ves(data_dir, "sql", stdin=script)
     assert result.returncode == 0, result.stderr
-    views = ["detections", "events", "evidence", "frames", "objects", "relations", "runs"]
+    views = ["detections", "events", "evidence", "frames", "hits", "objects", "relations", "runs"]
     views += ["timeline", "tracks", "zones"]
     results = ["events", "------", "     5", "(1 row)", "answer", "------", "    42", "(1 row)"]
     assert result.stdout.splitlines() == views + results  # the last statement needs no ';'
