@@ -100,7 +100,8 @@ def make_bundle(
     video = VideoStore(catalog).get(export.tenant_id, export.video_id)
     ref = SourceRef(video.source_type, video.source_url, video.source_path, video.source_sha256)
     (work / "scratch").mkdir(parents=True, exist_ok=True)
-    source, sha, _ = acquire_source(ref, work / "scratch", settings, store)
+    fetched = acquire_source(ref, work / "scratch", settings, store)
+    source, sha = fetched.path, fetched.sha256
     signing_key = KeyRing.from_settings(settings).active()
     audit = AuditLog(catalog)
     records = audit.video_records(export.tenant_id, export.video_id)

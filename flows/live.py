@@ -42,7 +42,7 @@ from tasks.chunk.stage import ChunkResult
 from tasks.chunk.window import analyse_window, linked
 from tasks.context import RunContext, beat_every_s, beating
 from tasks.decode.live import LiveFollower, WindowBytes, is_live
-from tasks.decode.stage import SourceInfo, hls_limits
+from tasks.decode.stage import SourceInfo, hls_limits, note_recorded_at
 from tasks.detect.detectors.ocr import OcrConfig
 from tasks.detect.stage import record_detections
 from tasks.options import live_window
@@ -140,6 +140,8 @@ def _window(
         _say(ctx, session, "following", 0.0)
         window = follower.window(session.folder / f"window_{index:04d}.bin", window_s, hard)
         if window.segments:
+            if window.start_s == 0:  # the session's time 0: only its first window sets the clock
+                note_recorded_at(ctx, window.started_at)
             _say(ctx, session, "analysing", 0.5)
             folder = session.folder / f"{index:04d}"
             session.add(*analyse_window(ctx, window, index, folder))

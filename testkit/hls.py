@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 import av
 
-from synthetic import SceneSpec, write_video
+from synthetic import SceneSpec, lobby_scene, write_video
 
 
 def _remux(source: Path, playlist: Path, segment_s: float) -> Path:
@@ -28,18 +29,47 @@ def _remux(source: Path, playlist: Path, segment_s: float) -> Path:
     return playlist
 
 
-def write_hls(source: SceneSpec | Path, out_dir: Path, segment_s: float = 2.0) -> Path:
+def program_date_time(moment: datetime) -> str:
+    """An ``#EXT-X-PROGRAM-DATE-TIME`` tag naming ``moment`` (milliseconds, its own offset)."""
+    return f"#EXT-X-PROGRAM-DATE-TIME:{moment.isoformat(timespec='milliseconds')}"
+
+
+def write_hls(
+    source: SceneSpec | Path,
+    out_dir: Path,
+    segment_s: float = 2.0,
+    *,
+    started_at: datetime | None = None,
+) -> Path:
     """Write ``index.m3u8`` plus ``segment_NNN.ts`` into ``out_dir``; return the playlist.
 
     A ``SceneSpec`` is first encoded to MPEG-TS (no B-frames, so timestamps
     start at 0); a path is remuxed as is. Segments split on keyframes, so
     each lasts ``segment_s`` rounded up to the source GOP (2 s for scenes).
+    With ``started_at``, the first segment carries it as its ``#EXT-X-PROGRAM-DATE-TIME``
+    (the others' moments follow by their durations, as a reader extrapolates them).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     playlist = out_dir / "index.m3u8"
     if not isinstance(source, SceneSpec):
-        return _remux(Path(source), playlist, segment_s)
-    with tempfile.TemporaryDirectory() as tmp:
-        video = Path(tmp) / "source.ts"
-        write_video(source, video)
-        return _remux(video, playlist, segment_s)
+        _remux(Path(source), playlist, segment_s)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            video = Path(tmp) / "source.ts"
+            write_video(source, video)
+            _remux(video, playlist, segment_s)
+    if started_at is not None:
+        text = playlist.read_text()
+        head, _, rest = text.partition("#EXTINF:")
+        playlist.write_text(f"{head}{program_date_time(started_at)}\n#EXTINF:{rest}")
+    return playlist
+
+
+def write_dated_hls(root: Path, started_at: datetime) -> Path:
+    """The same 6 s scene (the lobby's first object; three 2 s segments) twice into ``root``:
+    ``dated/`` with its first segment at ``started_at``, ``plain/`` without any
+    ``#EXT-X-PROGRAM-DATE-TIME``. Returns ``root``."""
+    spec = SceneSpec(duration_s=6.0, objects=lobby_scene().objects[:1])
+    write_hls(spec, root / "dated", started_at=started_at)
+    write_hls(spec, root / "plain")
+    return root

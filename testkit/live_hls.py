@@ -10,17 +10,20 @@ replaced atomically (written aside, renamed), as a real packager does. The strea
 when the playlist is first read, so where a reader's live edge falls does not depend on how long
 it took to come (a flow's start-up).
 
-Segment ``n`` holds the scene's time ``[n * segment_s, (n + 1) * segment_s)``.
+Segment ``n`` holds the scene's time ``[n * segment_s, (n + 1) * segment_s)``. With
+``started_at``, every listed segment carries its ``#EXT-X-PROGRAM-DATE-TIME``: ``started_at``
+plus the durations of the segments before it.
 """
 
 from __future__ import annotations
 
 import math
 import threading
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from synthetic import SceneSpec
-from testkit.hls import write_hls
+from testkit.hls import program_date_time, write_hls
 from testkit.media_server import MediaServer
 
 
@@ -37,10 +40,12 @@ class LiveHls:
         keep: int = 5,
         interval_s: float | None = None,
         end_when_done: bool = False,
+        started_at: datetime | None = None,
     ) -> None:
         self.root, self.segment_s = root, segment_s
         self.interval_s = segment_s if interval_s is None else interval_s
         self.history, self.keep, self.end_when_done = history, keep, end_when_done
+        self.started_at = started_at
         write_hls(scene, root, segment_s)
         self.segments = sorted(p.name for p in root.glob("segment_*.ts"))
         self.durations = _durations(root / "index.m3u8")
@@ -91,6 +96,11 @@ class LiveHls:
             self.shown = count
             self._write()
 
+    def moment_of(self, n: int) -> datetime:
+        """The program date-time of segment ``n`` (``started_at`` must be set)."""
+        assert self.started_at is not None
+        return self.started_at + timedelta(seconds=sum(self.durations[:n]))
+
     def _write(self) -> None:
         first = max(0, self.shown - self.keep)
         target = max(math.ceil(max(self.durations, default=self.segment_s) - 1e-3), 1)
@@ -101,6 +111,8 @@ class LiveHls:
             f"#EXT-X-MEDIA-SEQUENCE:{first}",
         ]
         for n in range(first, self.shown):
+            if self.started_at is not None:
+                lines.append(program_date_time(self.moment_of(n)))
             lines += [f"#EXTINF:{self.durations[n]:.3f},", self.segments[n]]
         if self.ended:
             lines.append("#EXT-X-ENDLIST")

@@ -103,7 +103,8 @@ class VideoCreate(BaseModel):
         None,
         description="When the video's first frame was recorded (RFC 3339 with its offset), so "
         "`GET /api/product/search` can find things by clock time (`recorded_after`). For an "
-        "upload it may be given here or as `upload.recorded_at`.",
+        "upload it may be given here or as `upload.recorded_at`. For HLS without it, the "
+        "playlist's `#EXT-X-PROGRAM-DATE-TIME` is used, if it has one.",
         examples=["2026-11-20T21:30:00Z"],
     )
 
@@ -222,7 +223,10 @@ class VideoPublic(BaseModel):
     updated_at: str
     source_sha256: str | None
     recorded_at: str | None = Field(
-        None, description="When its first frame was recorded (RFC 3339, UTC), if known."
+        None,
+        description="When its first frame was recorded (RFC 3339, UTC), if known: as given at "
+        "registration, or else an HLS playlist's `#EXT-X-PROGRAM-DATE-TIME` of the first "
+        "segment processed.",
     )
     upload: dict[str, Any] | None = None
     upload_url: str | None = Field(

@@ -141,6 +141,21 @@ class VideoStore:
             raise Conflict(f"video {video_id} is no longer awaiting its upload")
         return self.get(tenant_id, video_id)
 
+    def note_recorded_at(self, tenant_id: str, video_id: str, at: str) -> bool:
+        """Record when the video's time 0 was recorded (RFC 3339), unless it is known already:
+        a client's own ``recorded_at`` always wins over what the source says (an HLS playlist's
+        program date-time). True when it was recorded."""
+        with self.catalog.write() as conn:
+            updated = conn.execute(
+                text(
+                    "UPDATE videos SET recorded_at = :at, updated_at = :now"
+                    " WHERE video_id = :video_id AND tenant_id = :tenant_id"
+                    " AND recorded_at IS NULL"
+                ),
+                {"at": at, "now": now_rfc3339(), "video_id": video_id, "tenant_id": tenant_id},
+            ).rowcount
+        return bool(updated == 1)
+
 
 def _latest_runs(conn: Connection, video_ids: list[str]) -> dict[str, Run]:
     """The newest run of each of ``video_ids`` (run ids sort by creation time)."""

@@ -5,14 +5,21 @@ names, past our SSRF guard. So the service parses the playlist, checks and downl
 with the guarded client, and concatenates them (MPEG-TS, or fMP4 after its init segment) into one
 local file that PyAV decodes. Live playlists are followed until they end or the duration bound is
 reached.
+
+``#EXT-X-PROGRAM-DATE-TIME`` (RFC 8216 4.3.2.6) gives the wall-clock moment of the next segment;
+the segments after it continue by their EXTINF durations. The moment of the first segment a run
+reads is the clock time of the run's time 0 (the decode stage records it as the video's
+``recorded_at`` when the client gave none).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import urljoin
@@ -20,6 +27,8 @@ from urllib.parse import urljoin
 from tasks.decode.reload import ReloadClock
 from ves.errors import LimitExceeded, SourceInvalid
 from ves.netguard import Downloaded, open_source
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,9 @@ class Segment:
     sequence: int
     byte_range: tuple[int, int] | None = None  # (offset, length) within ``uri``
     discontinuity: bool = False  # ``#EXT-X-DISCONTINUITY`` before it: timestamps may restart
+    # When its first moment was recorded: its ``#EXT-X-PROGRAM-DATE-TIME``, or the last one
+    # before it plus the durations since (None: the playlist names no moment before it).
+    program_date_time: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -46,6 +58,13 @@ class MediaPlaylist:
     target_duration_s: float
     ended: bool
     init_uri: str | None = None
+
+
+@dataclass(frozen=True)
+class HlsDownload(Downloaded):
+    """An HLS stream fetched to one local file, and the moment its time 0 was recorded."""
+
+    started_at: datetime | None = None  # the first fetched segment's program date-time
 
 
 @dataclass(frozen=True)
@@ -86,6 +105,22 @@ def _number(text: str, kind: type[int] | type[float], what: str) -> float:
         return kind(text.strip())
     except ValueError as exc:
         raise SourceInvalid(f"the HLS playlist has a malformed {what}: {text!r}") from exc
+
+
+def _program_date_time(text: str) -> datetime | None:
+    """The moment of an ``#EXT-X-PROGRAM-DATE-TIME`` value (ISO 8601 with its offset).
+
+    A value that is no such moment, or has no offset (its zone unknown), is ignored and logged:
+    a playlist's clock is a hint for search, not a reason to refuse the stream.
+    """
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        logger.warning("ignored a malformed #EXT-X-PROGRAM-DATE-TIME: %r", text[:64])
+        return None
+    return moment
 
 
 def parse_master(text: str, base_url: str) -> list[Variant]:
@@ -134,6 +169,7 @@ class _MediaState:
         self.byte_range: tuple[int, int] | None = None
         self.range_end = 0
         self.discontinuity = False
+        self.clock: datetime | None = None  # the next segment's program date-time
 
     def read(self, line: str, base_url: str) -> None:
         tag, _, value = line.partition(":")
@@ -151,13 +187,18 @@ class _MediaState:
             self.byte_range = self._range(value)
         elif tag == "#EXT-X-DISCONTINUITY":
             self.discontinuity = True
+        elif tag == "#EXT-X-PROGRAM-DATE-TIME":
+            self.clock = _program_date_time(value) or self.clock
         elif line and not line.startswith("#") and self.duration is not None:
-            uri = urljoin(base_url, line)
-            self.segments.append(
-                Segment(uri, self.duration, self.sequence, self.byte_range, self.discontinuity)
-            )
-            self.sequence, self.duration, self.byte_range = self.sequence + 1, None, None
-            self.discontinuity = False
+            self._segment(urljoin(base_url, line), self.duration)
+
+    def _segment(self, uri: str, duration: float) -> None:
+        """A segment's URI: the tags read since the previous one apply to it."""
+        at, range_, cut = self.clock, self.byte_range, self.discontinuity
+        self.segments.append(Segment(uri, duration, self.sequence, range_, cut, at))
+        self.sequence, self.duration, self.byte_range = self.sequence + 1, None, None
+        self.discontinuity = False
+        self.clock = at + timedelta(seconds=duration) if at is not None else None
 
     def _range(self, value: str) -> tuple[int, int]:
         """``length[@offset]``; without an offset the range follows the previous one."""
@@ -242,11 +283,13 @@ def fetch_hls(
     limits: HlsLimits,
     *,
     sleep: Callable[[float], None] = time.sleep,
-) -> Downloaded:
+) -> HlsDownload:
     """Download the stream behind ``url`` into ``dest`` (up to ``limits.max_duration_s``).
 
     A live playlist is followed until it ends, stops growing for three target durations, or the
-    wall-clock bound passes; what arrived is kept. Nothing is left at ``dest`` on failure.
+    wall-clock bound passes; what arrived is kept. Nothing is left at ``dest`` on failure. The
+    result's ``started_at`` is the first fetched segment's program date-time, if the playlist
+    gives one: the file's time 0 is that segment's start.
     """
     try:
         return _fetch_into(url, dest, limits, sleep, ReloadClock())
@@ -257,10 +300,11 @@ def fetch_hls(
 
 def _fetch_into(
     url: str, dest: Path, limits: HlsLimits, sleep: Callable[[float], None], live: ReloadClock
-) -> Downloaded:
+) -> HlsDownload:
     playlist_url = media_url(url, limits)
     seen: set[int] = set()
     fetched_s = 0.0
+    started_at: datetime | None = None
     with dest.open("wb") as out:
         sink = _Sink(out, limits.max_bytes)
         playlist = media_playlist(playlist_url, limits)
@@ -270,6 +314,8 @@ def _fetch_into(
             for segment in playlist.segments:
                 if segment.sequence in seen or fetched_s >= limits.max_duration_s:
                     continue
+                if not seen:
+                    started_at = segment.program_date_time
                 sink.append(segment.uri, limits, segment.byte_range)
                 seen.add(segment.sequence)
                 fetched_s += segment.duration_s
@@ -283,7 +329,7 @@ def _fetch_into(
             playlist = media_playlist(playlist_url, limits)
     if not seen:
         raise SourceInvalid("the HLS playlist lists no segments")
-    return Downloaded(dest, sink.digest.hexdigest(), sink.size)
+    return HlsDownload(dest, sink.digest.hexdigest(), sink.size, started_at)
 
 
 def _expired(clock: ReloadClock, target_s: float, limits: HlsLimits) -> bool:

@@ -15,14 +15,17 @@ hard bound (the plan's processed seconds left, the run's duration bound).
 Each window is written to its own file: the init segment (fMP4), then the last segments of the
 previous window again, at least ``lead_s`` of them (the lead-in, kept in memory, so the motion
 background and the text readings are warm at the border, exactly as a chunk's lead-in:
-``VES_CHUNK_LEAD_S``), then the window's own segments.
+``VES_CHUNK_LEAD_S``), then the window's own segments. A window's ``started_at`` is its first own
+segment's ``#EXT-X-PROGRAM-DATE-TIME`` (when the playlist gives one): the first window's is the
+clock time of the session's time 0.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 
 from tasks.decode.hls import HlsLimits, MediaPlaylist, Segment, media_playlist, media_url
@@ -48,6 +51,7 @@ class WindowBytes:
     size: int
     ended: str | None = None  # "ended" (ENDLIST), "stalled"; None: the stream goes on
     stopped: bool = False  # a stop closed the window
+    started_at: datetime | None = None  # program date-time of the window's first own segment
 
 
 def live_edge(playlist: MediaPlaylist) -> int:
@@ -124,6 +128,7 @@ class LiveFollower:
             sum(len(p) for p in parts),
             fill.ended,
             fill.stopped,
+            fill.started_at,
         )
 
     def _get(self, uri: str, byte_range: tuple[int, int] | None) -> bytes:
@@ -153,6 +158,7 @@ class _Fill:
         assert follower.next_sequence is not None
         self.first = follower.next_sequence
         self.lead = follower.lead
+        self.started_at: datetime | None = None
         self.ended: str | None = None
         self.stopped = False
         self.closed = False
@@ -191,7 +197,7 @@ class _Fill:
         if fresh and fresh[0].sequence > follower.next_sequence:
             # The playlist slid past segments never fetched: what they held is lost; their
             # timestamps do not continue ours, as after a discontinuity.
-            fresh[0] = Segment(*_fields(fresh[0]), discontinuity=True)
+            fresh[0] = replace(fresh[0], discontinuity=True)
         for segment in fresh:
             if segment.discontinuity and (self.parts or self.lead):
                 if self.parts:
@@ -215,15 +221,11 @@ class _Fill:
         if self.bytes > follower.limits.max_bytes:
             raise LimitExceeded(f"the window is larger than {follower.limits.max_bytes} bytes")
         if not self.parts:
-            self.first = segment.sequence
+            self.first, self.started_at = segment.sequence, segment.program_date_time
         self.parts.append(body)
         self.durations.append(segment.duration_s)
         self.fetched_s += segment.duration_s
         follower.next_sequence = segment.sequence + 1
-
-
-def _fields(segment: Segment) -> tuple[str, float, int, tuple[int, int] | None]:
-    return segment.uri, segment.duration_s, segment.sequence, segment.byte_range
 
 
 def is_live(url: str, limits: HlsLimits) -> bool:

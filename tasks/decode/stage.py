@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -25,8 +26,10 @@ from prefect.client.schemas.objects import State
 
 from storage.artifacts.blobs import BlobStore, open_blob_store
 from storage.artifacts.layout import sha256_file
+from storage.catalog.videos import VideoStore
 from tasks.context import RunContext, SourceRef
-from tasks.decode.hls import HlsLimits, fetch_hls
+from tasks.decode.hls import HlsDownload, HlsLimits, fetch_hls
+from ves.clock import to_rfc3339
 from ves.errors import (
     BlobNotFound,
     LimitExceeded,
@@ -34,7 +37,7 @@ from ves.errors import (
     SourceUnreachable,
     Unavailable,
 )
-from ves.netguard import download
+from ves.netguard import Downloaded, download
 from ves.settings import Settings
 
 # The most frames per second of video a run decodes: the duration bound alone does not bound the
@@ -68,6 +71,9 @@ class SourceInfo:
     # Degrees the picture turns counterclockwise to be shown upright (a phone's display matrix:
     # 0, 90, 180 or 270); ``width`` and ``height`` are then those of the upright picture.
     rotation: int = 0
+    # When the source's time 0 was recorded, as the source says (RFC 3339 UTC): an HLS
+    # playlist's program date-time of the first segment read; None when it says nothing.
+    recorded_at: str | None = None
 
 
 @contextmanager
@@ -97,28 +103,26 @@ def acquire_source(
     settings: Settings,
     store: BlobStore | None = None,
     max_duration_s: float | None = None,
-) -> tuple[Path, str, int]:
+) -> Downloaded:
     """The source as a local file, with its sha256 and size; an HLS stream is fetched up to
     ``max_duration_s`` (the run's bound: its option, its plan's and the service's), which
-    defaults to the service's."""
+    defaults to the service's, into an ``HlsDownload`` (which says when its time 0 was)."""
     if ref.kind == "upload":
         path = _local_upload(ref, scratch, store or open_blob_store(settings))
         # The upload was hashed and verified as it arrived and stored whole; hashing gigabytes
         # again here would double the stage's I/O for nothing.
-        return path, ref.sha256 or sha256_file(path), path.stat().st_size
+        return Downloaded(path, ref.sha256 or sha256_file(path), path.stat().st_size)
     assert ref.url is not None
     if ref.kind == "hls":
         limits = hls_limits(settings, max_duration_s or settings.max_duration_s)
-        fetched = fetch_hls(ref.url, scratch / "source.ts", limits)
-    else:
-        fetched = download(
-            ref.url,
-            scratch / "source.bin",
-            allow_private=settings.allow_private_sources,
-            timeout_s=settings.read_timeout_s,
-            max_bytes=settings.max_source_bytes,
-        )
-    return fetched.path, fetched.sha256, fetched.size
+        return fetch_hls(ref.url, scratch / "source.ts", limits)
+    return download(
+        ref.url,
+        scratch / "source.bin",
+        allow_private=settings.allow_private_sources,
+        timeout_s=settings.read_timeout_s,
+        max_bytes=settings.max_source_bytes,
+    )
 
 
 def _local_upload(ref: SourceRef, scratch: Path, store: BlobStore) -> Path:
@@ -208,13 +212,34 @@ def decode_source(
     max_duration_s: float | None = None,
 ) -> SourceInfo:
     """Acquire, hash and probe the source (the pure core of the decode stage)."""
-    path, digest, size = acquire_source(ref, scratch, settings, store, max_duration_s)
-    duration, width, height, fps, codec, fmt = probe_video(path, settings)
-    rotation = display_rotation(path)
+    fetched = acquire_source(ref, scratch, settings, store, max_duration_s)
+    duration, width, height, fps, codec, fmt = probe_video(fetched.path, settings)
+    rotation = display_rotation(fetched.path)
     if rotation in (90, 270):
         width, height = height, width
-    info = SourceInfo(str(path), digest, size, duration, width, height, fps, codec, fmt, rotation)
-    return info
+    probed = (duration, width, height, fps, codec, fmt, rotation)
+    path, clock = str(fetched.path), _recorded_at(fetched)
+    return SourceInfo(path, fetched.sha256, fetched.size, *probed, recorded_at=clock)
+
+
+def _recorded_at(fetched: Downloaded) -> str | None:
+    """When the fetched file's time 0 was recorded, if its source says so.
+
+    The sample stage counts time from the file's first timestamp, and an HLS file begins with
+    the first segment fetched: its program date-time is the clock time of the run's t = 0.
+    """
+    started = fetched.started_at if isinstance(fetched, HlsDownload) else None
+    return to_rfc3339(started) if started is not None else None
+
+
+def note_recorded_at(ctx: RunContext, at: datetime | str | None) -> None:
+    """Record ``at`` as the clock time of the run's video's time 0, if the video has none (a
+    client's own ``recorded_at`` is never overwritten); nothing when ``at`` is None."""
+    if at is None:
+        return
+    moment = at if isinstance(at, str) else to_rfc3339(at)
+    if VideoStore(ctx.runs.catalog).note_recorded_at(ctx.tenant_id, ctx.video_id, moment):
+        get_run_logger().info("recorded_at %s, from the HLS playlist's program date-time", moment)
 
 
 def display_rotation(path: Path) -> int:
@@ -254,6 +279,7 @@ def decode_task(ctx: RunContext) -> SourceInfo:
     # fetched 600 s of a long playlist, and failed on segments it would never have used).
     scratch, bound = ctx.layout.scratch_dir, ctx.max_duration_s
     info = decode_source(ctx.source, scratch, ctx.settings, ctx.store, bound)
+    note_recorded_at(ctx, info.recorded_at)
     get_run_logger().info(
         "source %s: %d bytes, %dx%d %s at %.2f fps, %s s, sha256 %s",
         ctx.source.kind,

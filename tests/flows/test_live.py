@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,12 @@ from storage.catalog.videos import NewVideo, VideoStore
 from synthetic import GroundTruth, ground_truth, lobby_scene
 from testkit.live_hls import LiveHls
 from tests.fixtures.settings_env import export_settings
-from ves.clock import now_rfc3339
+from ves.clock import now_rfc3339, to_rfc3339
 from ves.settings import Settings
 
 pytestmark = pytest.mark.slow
+
+STARTED = datetime(2026, 11, 20, 22, 0, tzinfo=UTC)  # segment 0's program date-time
 
 
 QueueLive = Callable[..., Run]
@@ -55,7 +58,9 @@ def queue_live(settings: Settings, catalog: Catalog, monkeypatch: pytest.MonkeyP
 
 @pytest.fixture
 def stream(tmp_path: Path) -> Iterator[LiveHls]:
-    live = LiveHls(lobby_scene(), tmp_path / "hls", history=4, keep=6, end_when_done=True)
+    live = LiveHls(
+        lobby_scene(), tmp_path / "hls", history=4, keep=6, end_when_done=True, started_at=STARTED
+    )
     live.start()
     yield live
     live.stop()
@@ -114,6 +119,9 @@ def test_one_window_from_the_live_edge(
     with catalog.read() as conn:
         spent = used(conn, chain[0].tenant_id, month_of(now_rfc3339()), "processed_s")
     assert spent == pytest.approx(4.0, abs=0.05)
+    # The session's time 0 is the live edge, segment 1: its program date-time is the clock's.
+    video = VideoStore(catalog).get(run.tenant_id, run.video_id)
+    assert video.recorded_at == to_rfc3339(stream.moment_of(1))
 
 
 @pytest.mark.parametrize(("history", "gated"), [(3, False), (4, False), (4, True)])
@@ -134,7 +142,10 @@ def test_follow_publishes_window_after_window_until_the_stream_ends(
     # Three segments listed: the edge is segment 0, window borders at scene 4, 8, 12, 16 s; four:
     # segment 1, borders at 6, 10, 14, 18 s (the loiterer's dwell, 3.5-9.5 s, spans two).
     edge = history - 3
-    live = LiveHls(lobby_scene(), tmp_path / "hls", history=history, keep=6, end_when_done=True)
+    hls = tmp_path / "hls"
+    live = LiveHls(
+        lobby_scene(), hls, history=history, keep=6, end_when_done=True, started_at=STARTED
+    )
     stream = live.start()
     request.addfinalizer(live.stop)
     run = queue_live(stream.url, window_s=4, follow=True)
@@ -166,6 +177,9 @@ def test_follow_publishes_window_after_window_until_the_stream_ends(
     billed = sum(_processed(catalog, r) for r in chain)
     assert billed == pytest.approx(sum(stream.durations[edge:]), abs=0.1)
     assert not RunStore(catalog).active()
+    # The session's clock is its first window's first segment's, whatever windows followed.
+    video = VideoStore(catalog).get(last.tenant_id, last.video_id)
+    assert video.recorded_at == to_rfc3339(stream.moment_of(edge))
     # Windows superseded twice over are expired (each newer window holds all they held).
     assert [r.expired_at is not None for r in chain] == [True] * (len(chain) - 2) + [False] * 2
     store = open_blob_store(settings)

@@ -56,3 +56,22 @@ def test_an_upload_completes_once(tenants: TenantStore, videos: VideoStore) -> N
     assert (done.state, done.source_sha256, done.source_bytes) == ("registered", "ab" * 32, 9)
     with pytest.raises(Conflict):
         videos.complete_upload(acme, video.video_id, path="/y", sha256="cd" * 32, size=9)
+
+
+def test_recorded_at_is_noted_only_where_none_is_known(
+    tenants: TenantStore, videos: VideoStore
+) -> None:
+    """The source's clock fills a missing ``recorded_at``; a client's own is never overwritten,
+    and another tenant's video is not touched."""
+    acme = tenants.create_tenant("acme").tenant_id
+    other = tenants.create_tenant("other").tenant_id
+    unknown = videos.create(_url_video(acme, 1))
+    given = "2026-11-20T21:00:00.000Z"
+    known = videos.create(NewVideo(acme, "k", "hls", "https://m.example/k.m3u8", None, given))
+    at = "2026-11-20T22:00:00.000Z"
+    assert not videos.note_recorded_at(other, unknown.video_id, at)
+    assert videos.note_recorded_at(acme, unknown.video_id, at)
+    assert not videos.note_recorded_at(acme, unknown.video_id, "2026-11-20T23:00:00.000Z")
+    assert not videos.note_recorded_at(acme, known.video_id, at)
+    assert videos.get(acme, unknown.video_id).recorded_at == at
+    assert videos.get(acme, known.video_id).recorded_at == given

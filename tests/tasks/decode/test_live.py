@@ -8,6 +8,7 @@ exact and nothing is timed.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,24 @@ def test_windows_start_at_the_edge_and_follow_without_gap_or_overlap(
     own = b"".join((stream.root / stream.segments[n]).read_bytes() for n in (3, 4, 5))
     assert second.path.read_bytes() == lead + own
     assert second.ended is None and not second.stopped
+
+
+def test_each_window_starts_at_its_first_own_segment_s_program_date_time(tmp_path: Path) -> None:
+    """The first window's is the session's time 0: the live edge's moment, not the history's;
+    the lead-in does not move a later window's."""
+    started = datetime(2026, 11, 20, 22, 0, tzinfo=UTC)
+    hls = tmp_path / "hls"
+    live = LiveHls(lobby_scene(), hls, history=4, keep=6, interval_s=3600.0, started_at=started)
+    live.start()
+    try:
+        follower = _follower(live)
+        first = follower.window(tmp_path / "w0.ts", 4.0, 600.0)  # segments 1, 2 (the edge: 1)
+        second = follower.window(tmp_path / "w1.ts", 6.0, 600.0)  # 3, 4, 5 after a lead-in
+    finally:
+        live.stop()
+    assert first.started_at == live.moment_of(1) > started
+    assert second.started_at == live.moment_of(3)
+    assert (second.started_at - first.started_at).total_seconds() == pytest.approx(second.start_s)
 
 
 def test_the_lead_in_is_the_last_segments_that_make_lead_s(stream: LiveHls, tmp_path: Path) -> None:
