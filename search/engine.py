@@ -29,16 +29,16 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 
 from search.filters import SearchFilters
-from search.sql import hits_query
+from search.sql import hits_query, keyed
 from storage.artifacts.blobs import BlobStore
-from storage.artifacts.hits import holds_hits, read_hits, summarize
+from storage.artifacts.hits import HitSummary, holds_hits, read_hits, summarize
 from storage.artifacts.schemas import ARTIFACTS
 from storage.catalog.database import Catalog
-from storage.catalog.search_index import IndexedRun, SearchIndex, unknown_videos
-from ves.clock import from_rfc3339
+from storage.catalog.search_index import Holding, IndexedRun, Scope, SearchIndex, unknown_videos
 from ves.errors import InvalidRequest, NotFound, NotReady
 
 MAX_LIMIT = 200
+FIRST_BATCH = 64  # runs read first in time order (then 256, 1024, ...): see SearchEngine._page
 _IDS = pa.schema([pa.field("video_id", pa.string(), False), pa.field("run_id", pa.string(), False)])
 META = pa.schema(
     [*_IDS, pa.field("title", pa.string(), False), pa.field("recorded_epoch", pa.float64())]
@@ -79,29 +79,62 @@ class SearchEngine:
             InvalidRequest: a cursor of another search, or a malformed one.
         """
         filters = filters.checked()
-        unknown = unknown_videos(self.index.catalog, tenant_id, filters.video_ids)
-        if unknown:
-            raise NotFound(f"no video {unknown[0]}")
+        if filters.video_ids:
+            unknown = unknown_videos(self.index.catalog, tenant_id, filters.video_ids)
+            if unknown:
+                raise NotFound(f"no video {unknown[0]}")
         limit = max(1, min(limit, MAX_LIMIT))
         offset = read_cursor(cursor, filters) if cursor else 0
-        listed = self.index.published(
-            tenant_id,
-            every_run=filters.every_run,
-            video_ids=filters.video_ids,
-            title=filters.title,
-        )
+        scope = Scope(filters.every_run, filters.video_ids, filters.title)
+        listed = self.index.published(tenant_id, scope, holding_of(filters))
         runs, derived = self._indexed(tenant_id, listed)
         matching = [r for r in runs if could_match(r, filters)]
-        derived = self._derive_older(matching, derived)
-        rows = self._query(matching, derived, filters, limit + 1, offset) if matching else []
+        rows, read = self._page(matching, derived, filters, offset + limit + 1)
+        rows = [_hit(row) for row in rows[offset:]]
+        in_scope, videos = self.index.count(tenant_id, scope)
         return SearchPage(
             filters=filters,
             hits=rows[:limit],
             next_cursor=write_cursor(offset + limit, filters) if len(rows) > limit else None,
-            runs=len(runs),
-            videos=len({r.video_id for r in runs}),
-            read=len(matching),
+            runs=in_scope,
+            videos=videos,
+            read=read,
         )
+
+    def _page(
+        self,
+        runs: list[IndexedRun],
+        derived: dict[str, pa.Table],
+        filters: SearchFilters,
+        count: int,
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The first ``count`` hits of ``runs`` in the search's order, and how many runs were
+        read for them.
+
+        In time order (clock time first) runs are read earliest recorded first, in batches that
+        grow fourfold, each batch's hits ranked with the best ``count`` kept so far. Once the
+        ``count``-th of those is earlier than the recorded time of the first run not read, no
+        later run can place a hit before it (a hit's clock time is its run's recorded time plus
+        a time in the video, never negative), so the rest are never opened: the first pages of
+        a search over 10,000 videos read a few hundred files. In relevance order every run is
+        read at once.
+        """
+        if not runs:
+            return [], 0
+        if filters.sort != "time":
+            derived = self._derive_older(runs, derived)
+            return self._query(runs, runs, derived, filters, count, None).to_pylist(), len(runs)
+        ordered = sorted(runs, key=_recorded_order)
+        kept: pa.Table | None = None
+        start, size = 0, FIRST_BATCH
+        while True:
+            batch = ordered[start : start + size]
+            start += len(batch)
+            derived = self._derive_older(batch, derived)
+            kept = self._query(ordered[:start], batch, derived, filters, count, kept)
+            if start == len(ordered) or _settled(kept, count, ordered[start]):
+                return kept.to_pylist(), start
+            size *= 4
 
     def _indexed(
         self, tenant_id: str, listed: list[IndexedRun]
@@ -114,7 +147,7 @@ class SearchEngine:
             key = self.store.key_of(seen.key)
             if key is None:
                 continue
-            run = dataclasses.replace(seen, key=key)
+            run = seen if key == seen.key else dataclasses.replace(seen, key=key)
             if run.summary is None:
                 try:
                     hits, has_file = read_hits(self.store, key), holds_hits(self.store, key)
@@ -139,31 +172,66 @@ class SearchEngine:
 
     def _query(
         self,
+        known: list[IndexedRun],
         runs: list[IndexedRun],
         derived: dict[str, pa.Table],
         filters: SearchFilters,
         count: int,
-        offset: int,
-    ) -> list[dict[str, Any]]:
-        """``count`` rows from ``offset`` of the hits of ``runs`` that ``filters`` find."""
+        kept: pa.Table | None,
+    ) -> pa.Table:
+        """The first ``count`` result rows of the hits of ``runs`` and the result rows ``kept``
+        from an earlier batch (``known``: every run either comes from, for its title and
+        recorded time).
+
+        In two reads: the ids of the first ``count`` hits, from only the columns the filters
+        and the order need; then those hits whole, from the few runs that hold them (reading
+        every column of every run costs about twice as much).
+        """
         with self._lock:
             cursor = self._db.cursor()
         try:
-            cursor.register("meta", _meta(runs))
-            sources: list[str] = []
-            params: dict[str, Any] = {}
-            on_file = [r for r in runs if r.run_id not in derived]
-            if on_file:
-                sources.append(self._files(cursor, on_file, params))
-            held = [r for r in runs if r.run_id in derived]
-            if held:
-                cursor.register("derived", _with_ids(held, derived))
-                sources.append("SELECT * FROM derived")
-            sql, more = hits_query(" UNION ALL BY NAME ".join(sources), filters, count, offset)
-            table = cursor.sql(sql, params=params | more).to_arrow_table()
+            cursor.register("meta", _meta(known))
+            keys = self._select(cursor, runs, derived, filters, count, kept, keys_only=True)
+            if not keys.num_rows:
+                return keys
+            ids = set(zip(keys["video_id"].to_pylist(), keys["run_id"].to_pylist(), strict=True))
+            holding = [r for r in runs if (r.video_id, r.run_id) in ids]
+            cursor.register("keys", keys)
+            return self._select(cursor, holding, derived, filters, count, kept, keys_only=False)
         finally:
             cursor.close()
-        return [_hit(row) for row in table.to_pylist()]
+
+    def _select(
+        self,
+        cursor: duckdb.DuckDBPyConnection,
+        runs: list[IndexedRun],
+        derived: dict[str, pa.Table],
+        filters: SearchFilters,
+        count: int,
+        kept: pa.Table | None,
+        *,
+        keys_only: bool,
+    ) -> pa.Table:
+        """The search over ``runs`` and ``kept``: the ids of its first ``count`` hits, or (not
+        ``keys_only``) those of the ``keys`` registered on ``cursor``, whole."""
+        sources: list[str] = []
+        params: dict[str, Any] = {}
+        on_file = [r for r in runs if r.run_id not in derived]
+        if on_file:
+            sources.append(self._files(cursor, on_file, params))
+        held = [r for r in runs if r.run_id in derived]
+        if held:
+            cursor.register("derived", _with_ids(held, derived))
+            sources.append("SELECT * FROM derived")
+        if kept is not None and kept.num_rows:
+            cursor.register("kept", kept)
+            sources.append("SELECT * EXCLUDE (title, recorded_epoch) FROM kept")
+        source = " UNION ALL BY NAME ".join(sources)
+        if not keys_only:
+            source = keyed(source)
+        sql, more = hits_query(source, filters, count, 0, keys_only=keys_only)
+        table: pa.Table = cursor.sql(sql, params=params | more).to_arrow_table()
+        return table
 
     def _files(
         self, cursor: duckdb.DuckDBPyConnection, runs: list[IndexedRun], params: dict[str, Any]
@@ -192,12 +260,26 @@ class SearchEngine:
         return "SELECT * FROM files"
 
 
+def holding_of(filters: SearchFilters) -> Holding:
+    """What a run's summary must hold for ``filters`` to find anything in it, asked of the
+    catalog before runs are listed (``could_match`` then checks each listed run)."""
+    return Holding(
+        classes=filters.classes,
+        event_types=filters.event_types,
+        zones=filters.zones,
+        needle=filters.needle,
+        exact=filters.text_match == "exact",
+        texts=filters.finds == "text",
+        dated=filters.recorded_after is not None or filters.recorded_before is not None,
+        min_dwell_s=filters.min_dwell_s,
+        start_s=filters.start_s,
+    )
+
+
 def could_match(run: IndexedRun, filters: SearchFilters) -> bool:
     """Whether the run's summary leaves any room for a hit (False: its file is not read)."""
     summary = run.summary
-    if summary is None or summary.hits == 0:
-        return False
-    if (filters.recorded_after or filters.recorded_before) and run.recorded_at is None:
+    if summary is None or summary.hits == 0 or not _within_reach(run, summary, filters):
         return False
     wanted = (
         (filters.classes, summary.classes),
@@ -214,6 +296,42 @@ def could_match(run: IndexedRun, filters: SearchFilters) -> bool:
     return filters.finds != "text" or bool(summary.texts)
 
 
+def _within_reach(run: IndexedRun, summary: HitSummary, filters: SearchFilters) -> bool:
+    """Whether the run's stretch of time (and longest dwell) can meet the filters' times: its
+    hits span its recorded time plus 0 to ``last_s`` (both as the search's SQL adds them)."""
+    last = summary.last_s
+    longest = summary.longest_dwell_s
+    if filters.min_dwell_s is not None and longest is not None and longest < filters.min_dwell_s:
+        return False
+    if filters.start_s is not None and last is not None and last < filters.start_s:
+        return False
+    if filters.recorded_after is None and filters.recorded_before is None:
+        return True
+    epoch = run.recorded_epoch
+    if epoch is None:
+        return False
+    before, after = filters.recorded_before, filters.recorded_after
+    if before is not None and epoch > before.timestamp():
+        return False
+    return after is None or last is None or epoch + last >= after.timestamp()
+
+
+def _recorded_order(run: IndexedRun) -> tuple[bool, float]:
+    """Runs of known recorded time first, earliest first."""
+    epoch = run.recorded_epoch
+    return epoch is None, epoch or 0.0
+
+
+def _settled(kept: pa.Table, count: int, unread: IndexedRun) -> bool:
+    """Whether no hit of ``unread`` or of any run recorded after it can rank among ``kept``,
+    the first ``count`` hits in time order of the runs recorded before it."""
+    epoch = unread.recorded_epoch
+    if kept.num_rows < count or epoch is None:
+        return False
+    last = kept.slice(kept.num_rows - 1).select(["recorded_epoch", "start_s"]).to_pylist()[0]
+    return last["recorded_epoch"] is not None and last["recorded_epoch"] + last["start_s"] < epoch
+
+
 def _meta(runs: list[IndexedRun]) -> pa.Table:
     """Each run's video title and recorded time (seconds since the epoch, or null)."""
     return pa.Table.from_pylist(
@@ -222,9 +340,7 @@ def _meta(runs: list[IndexedRun]) -> pa.Table:
                 "video_id": r.video_id,
                 "run_id": r.run_id,
                 "title": r.title,
-                "recorded_epoch": from_rfc3339(r.recorded_at).timestamp()
-                if r.recorded_at
-                else None,
+                "recorded_epoch": r.recorded_epoch,
             }
             for r in runs
         ],

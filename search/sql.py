@@ -74,15 +74,27 @@ def order_clause(filters: SearchFilters) -> str:
     return f"{exact_first}h.confidence DESC, {_TIME_ORDER}"
 
 
+def keyed(source: str) -> str:
+    """The rows of ``source`` whose video, run and hit ids are in ``keys`` (a first read's)."""
+    return f"SELECT s.* FROM ({source}) AS s SEMI JOIN keys USING (video_id, run_id, hit_id)"  # noqa: S608
+
+
 def hits_query(
-    source: str, filters: SearchFilters, count: int, offset: int
+    source: str, filters: SearchFilters, count: int, offset: int, *, keys_only: bool = False
 ) -> tuple[str, dict[str, Any]]:
     """The search over ``source`` (a query giving hits rows with ``video_id`` and ``run_id``)
-    joined with ``meta`` (each run's title and recorded time): ``count`` rows from ``offset``."""
+    joined with ``meta`` (each run's title and recorded time): ``count`` rows from ``offset``,
+    whole or (``keys_only``) only their video, run and hit ids (so only the columns the
+    filters and the order name are read)."""
     terms, params = where_clause(filters)
+    shown = (
+        "h.video_id, h.run_id, h.hit_id"
+        if keys_only
+        else "h.* EXCLUDE (video_id, run_id), h.video_id, h.run_id, m.title, m.recorded_epoch"
+    )
     # Values are parameters; ``source`` and the terms are this module's own text.
     sql = (
-        f"SELECT h.* EXCLUDE (video_id, run_id), h.video_id, h.run_id, m.title, m.recorded_epoch "  # noqa: S608
+        f"SELECT {shown} "  # noqa: S608
         f"FROM ({source}) AS h JOIN meta AS m ON m.video_id = h.video_id AND m.run_id = h.run_id "
         f"WHERE {' AND '.join(terms)} ORDER BY {order_clause(filters)} "
         "LIMIT $count OFFSET $offset"

@@ -11,19 +11,28 @@ from __future__ import annotations
 import json
 import random
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+from sqlalchemy import Connection
+
 from storage.artifacts.blobs import BlobStore
-from storage.artifacts.hits import write_hits
-from storage.artifacts.layout import RunLayout, publish, write_rows
+from storage.artifacts.hits import HitSummary, derive_hits, summarize
+from storage.artifacts.layout import RunLayout, publish, to_table, write_table
+from storage.catalog import tables
 from storage.catalog.database import Catalog
 from storage.catalog.runs.store import RunStore
 from storage.catalog.search_index import index_published
+from storage.catalog.usage import ALL, add, month_of
 from storage.catalog.videos import NewVideo, VideoStore
+from ves.clock import now_rfc3339
+from ves.ids import new_id
 
 Rows = list[dict[str, Any]]
+PROCESSED_S = 60.0  # what a planted run counts as processed
 ZONES: Rows = [
     {"zone_id": "zone_left", "name": "left", "polygon": [[0, 0], [0.33, 0], [0.33, 1], [0, 1]]},
     {"zone_id": "zone_center", "name": "center", "polygon": [[0.33, 0], [0.67, 0], [0.67, 1]]},
@@ -149,18 +158,119 @@ def plant_run(
     assert runs.start(record.run_id)
     with tempfile.TemporaryDirectory() as work:
         layout = RunLayout(Path(work), tenant_id, video_id, record.run_id)
-        layout.prepare()
-        for name, rows in (("objects", run.objects), ("events", run.events)):
-            write_rows(layout.out_dir, name, rows)
-        write_rows(layout.out_dir, "zones", ZONES)
-        write_rows(layout.out_dir, "evidence", run.evidence)
-        if with_hits:
-            write_hits(layout.out_dir)
+        write_planted(layout.out_dir, run, with_hits=with_hits)
         key = publish(layout, store)
-    assert runs.succeed(record.run_id, key, processed_s=60.0, artifacts_bytes=1)
+    assert runs.succeed(record.run_id, key, processed_s=PROCESSED_S, artifacts_bytes=1)
     if with_hits:  # as the flow does once the run succeeded; older runs are indexed when met
         index_published(catalog, store, tenant_id, video_id, record.run_id, key)
     return video_id, record.run_id
+
+
+def write_planted(out_dir: Path, run: PlantedRun, *, with_hits: bool = True) -> pa.Table:
+    """Write ``run``'s tables (and its ``hits.parquet``) into a fresh ``out_dir``, as the
+    pipeline's stages do; returns its hits (derived even when not written)."""
+    out_dir.mkdir(parents=True)
+    tables = {
+        "objects": to_table("objects", run.objects),
+        "events": to_table("events", run.events),
+        "zones": to_table("zones", ZONES),
+        "evidence": to_table("evidence", run.evidence),
+    }
+    for name, table in tables.items():
+        write_table(out_dir, name, table)
+    hits = derive_hits(tables)
+    if with_hits:
+        write_table(out_dir, "hits", hits)
+    return hits
+
+
+@dataclass(frozen=True)
+class BulkVideo:
+    """One video for ``plant_many``: its run's scene graph, title and recorded time."""
+
+    run: PlantedRun
+    title: str = "clip"
+    recorded_at: str | None = None
+
+
+def plant_many(
+    catalog: Catalog, store: BlobStore, tenant_id: str, videos: Iterable[BulkVideo]
+) -> list[tuple[str, str]]:
+    """``plant_run`` for many new videos at once: the same files (published one run at a time)
+    and the same catalog rows (videos, succeeded runs, their search index rows, the tenant's
+    usage) inserted in one transaction, about ten times faster than one ``plant_run`` each.
+    Webhook events are not written (a planted workspace has no subscriptions). Returns each
+    video's video and run ids, in order."""
+    planted: list[_Planted] = []
+    with tempfile.TemporaryDirectory() as work:
+        for video in videos:
+            ids = (new_id("vid"), new_id("run"))
+            layout = RunLayout(Path(work), tenant_id, *ids)
+            hits = write_planted(layout.out_dir, video.run)
+            key = publish(layout, store)
+            planted.append(_Planted(video, *ids, key, summarize(hits, has_file=True)))
+    with catalog.write(lock=tenant_id) as conn:
+        _insert_planted(conn, tenant_id, planted)
+    return [(p.video_id, p.run_id) for p in planted]
+
+
+@dataclass(frozen=True)
+class _Planted:
+    video: BulkVideo
+    video_id: str
+    run_id: str
+    key: str
+    summary: HitSummary
+
+
+def _insert_planted(conn: Connection, tenant_id: str, planted: list[_Planted]) -> None:
+    """The catalog rows ``plant_run`` leaves for each planted video, in bulk."""
+    if not planted:
+        return
+    now = now_rfc3339()
+    tenant = {"tenant_id": tenant_id}
+    conn.execute(
+        tables.videos.insert(),
+        [
+            {
+                **tenant,
+                "video_id": p.video_id,
+                "title": p.video.title,
+                "source_type": "url",
+                "source_url": "https://media.example.com/a.mp4",
+                "state": "succeeded",
+                "recorded_at": p.video.recorded_at,
+                "created_at": now,
+                "updated_at": now,
+            }
+            for p in planted
+        ],
+    )
+    done = {"created_at": now, "started_at": now, "finished_at": now, "heartbeat_at": now}
+    conn.execute(
+        tables.runs.insert(),
+        [
+            {**tenant, **done, "run_id": p.run_id, "video_id": p.video_id, "state": "succeeded"}
+            | {"progress": 1.0, "params_json": "{}", "artifacts_path": p.key, "artifacts_bytes": 1}
+            for p in planted
+        ],
+    )
+    conn.execute(
+        tables.search_runs.insert(),
+        [
+            {**tenant, "run_id": p.run_id, "video_id": p.video_id, "indexed_at": now}
+            | p.summary.as_columns()
+            for p in planted
+        ],
+    )
+    count = len(planted)
+    for period, metric, amount in (
+        (ALL, "videos", count),
+        (month_of(now), "executions", count),
+        (month_of(now), "processed_s", PROCESSED_S * count),
+        (ALL, "storage_bytes", count),
+    ):
+        add(conn, tenant_id, period, metric, float(amount))
 
 
 WORDS = ("GATE", "EXIT", "DOCK", "BAY", "LOT", "PLATFORM", "LANE", "DOOR")

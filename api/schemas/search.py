@@ -89,7 +89,8 @@ class Searched(BaseModel):
     videos: int = Field(description="The videos those runs are of.")
     read: int = Field(
         description="Runs whose hits were read; the others were ruled out by the catalog's "
-        "index of what each run holds."
+        "index of what each run holds or, in time order, by their recorded time (read earliest "
+        "first, runs recorded after this page's last hit are not opened)."
     )
 
 

@@ -138,6 +138,8 @@ class HitSummary:
     texts: frozenset[str]
     hits: int
     has_file: bool
+    last_s: float | None = None  # the latest end of a hit (None: no hits, or not known)
+    longest_dwell_s: float | None = None  # the longest dwell event (None: none, or not known)
 
     def as_columns(self) -> dict[str, Any]:
         """The catalog's columns: each set as its sorted members between newlines (so a member
@@ -149,6 +151,8 @@ class HitSummary:
             "texts": _joined(self.texts),
             "hits": self.hits,
             "has_file": 1 if self.has_file else 0,
+            "last_s": self.last_s,
+            "longest_dwell_s": self.longest_dwell_s,
         }
 
     @classmethod
@@ -160,6 +164,8 @@ class HitSummary:
             texts=_split(row.texts),
             hits=int(row.hits),
             has_file=bool(row.has_file),
+            last_s=row.last_s,
+            longest_dwell_s=row.longest_dwell_s,
         )
 
 
@@ -168,12 +174,14 @@ def _joined(members: frozenset[str]) -> str:
 
 
 def _split(text: str) -> frozenset[str]:
-    return frozenset(m for m in text.split("\n") if m)
+    return frozenset(text.split("\n")[1:-1])  # as ``_joined`` wrote it: "\n" or "\na\nb\n"
 
 
 def summarize(hits: pa.Table, *, has_file: bool) -> HitSummary:
     """The summary the catalog keeps of a run's hits."""
     columns = hits.select(["class", "event_type", "zones", "text_norm"]).to_pydict()
+    spans = hits.select(["event_type", "start_s", "end_s"]).to_pylist()
+    dwells = [h["end_s"] - h["start_s"] for h in spans if h["event_type"] == "dwell"]
     return HitSummary(
         classes=frozenset(c for c in columns["class"] if c),
         event_types=frozenset(t for t in columns["event_type"] if t),
@@ -181,4 +189,6 @@ def summarize(hits: pa.Table, *, has_file: bool) -> HitSummary:
         texts=frozenset(t for t in columns["text_norm"] if t),
         hits=hits.num_rows,
         has_file=has_file,
+        last_s=max((h["end_s"] for h in spans), default=None),
+        longest_dwell_s=max(dwells, default=None),
     )

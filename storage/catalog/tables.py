@@ -303,5 +303,7 @@ search_runs = sa.Table(
     sa.Column("hits", sa.Integer(), nullable=False),
     sa.Column("has_file", sa.Integer(), nullable=False),
     _text("indexed_at", nullable=False),
+    sa.Column("last_s", REAL),  # the latest hit end (0016; null: indexed before)
+    sa.Column("longest_dwell_s", REAL),  # the longest dwell event (0016; null: none or unknown)
     sa.Index("search_runs_tenant", "tenant_id", "video_id"),
 )
