@@ -12,8 +12,10 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import iter_route_contexts
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import compile_path
 
 from ves.errors import (
     Conflict,
@@ -114,6 +116,18 @@ def problem_response(error: VesError, request_id: str | None) -> JSONResponse:
     )
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route answers on the request's path: what a 405 names in ``Allow``
+    (Starlette names the first matching route's methods only)."""
+    methods: set[str] = set()
+    for context in iter_route_contexts(request.app.routes):
+        if context.path is None or not context.methods:
+            continue
+        if compile_path(context.path)[0].match(request.url.path):
+            methods |= set(context.methods)
+    return sorted(methods)
+
+
 def request_id_of(request: Request) -> str | None:
     """The id the request-id middleware gave this request."""
     return getattr(request.state, "request_id", None)
@@ -152,7 +166,9 @@ def install_problem_handlers(app: FastAPI) -> None:
     async def on_http(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
         response = problem_response(_from_http_exception(exc), request_id_of(request))
-        response.headers.update(exc.headers or {})  # e.g. Allow on a 405
+        response.headers.update(exc.headers or {})
+        if exc.status_code == 405:
+            response.headers["Allow"] = ", ".join(allowed_methods(request))
         return response
 
     app.add_exception_handler(VesError, on_ves_error)

@@ -81,6 +81,24 @@ def test_unknown_routes_and_methods_are_problems(anon: httpx.Client) -> None:
     assert anon.delete("/healthz").json()["status"] == 405
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        # Paths served by two routes: Starlette named only the first route's methods.
+        ("PUT", "/api/product/webhooks", "GET, POST"),
+        ("PATCH", "/api/product/webhooks/wh_1", "DELETE, GET"),
+        ("DELETE", "/api/product/videos/vid_1/evidence/ev_1/notes", "GET, POST"),
+        ("POST", "/healthz", "GET"),
+    ],
+)
+def test_a_405_names_every_method_its_path_answers(
+    anon: httpx.Client, method: str, path: str, allowed: str
+) -> None:
+    response = anon.request(method, path)
+    expect_problem(response, 405, "method_not_allowed")
+    assert response.headers["allow"] == allowed
+
+
 def test_every_response_has_a_request_id_and_a_sane_one_is_echoed(anon: httpx.Client) -> None:
     assert anon.get("/healthz").headers["x-request-id"].startswith("req_")
     assert (
