@@ -65,7 +65,9 @@ class RunOptions(BaseModel):
         },
     )
 
-    sample_fps: float | None = Field(None, gt=0, le=30, description="Frames analysed per second.")
+    sample_fps: float | None = Field(
+        None, strict=True, gt=0, le=30, description="Frames analysed per second."
+    )
     detector: str | None = Field(
         None,
         description=(
@@ -87,10 +89,14 @@ class RunOptions(BaseModel):
         examples=["yolov8n.onnx"],
     )
     max_duration_s: float | None = Field(
-        None, gt=0, description="Process at most this many seconds from the start."
+        None,
+        strict=True,  # JSON numbers and booleans only: no "2" or "yes"
+        gt=0,
+        description="Process at most this many seconds from the start.",
     )
     skip_still: bool | None = Field(
         None,
+        strict=True,  # JSON numbers and booleans only: no "2" or "yes"
         description=(
             "Skip decoding the stretches judged still from the video's packets and keyframes "
             "(the activity gate): they stay in the timeline as still, and `cost.json` says how "
@@ -104,11 +110,13 @@ class RunOptions(BaseModel):
     # Estimates and caps (docs/how-to/estimates.md).
     dry_run: bool = Field(
         False,
+        strict=True,  # JSON numbers and booleans only: no "2" or "yes"
         description="Answer 200 with the run's estimate (compute, wall time, price, the plan's "
         "remainder) and run nothing.",
     )
     max_cost: float | None = Field(
         None,
+        strict=True,  # JSON numbers and booleans only: no "2" or "yes"
         gt=0,
         le=MAX_COST,
         allow_inf_nan=False,
@@ -119,6 +127,7 @@ class RunOptions(BaseModel):
     )
     max_compute_s: float | None = Field(
         None,
+        strict=True,  # JSON numbers and booleans only: no "2" or "yes"
         gt=0,
         le=MAX_COMPUTE_S,
         allow_inf_nan=False,
@@ -130,6 +139,7 @@ class RunOptions(BaseModel):
     # Live HLS (issue 17).
     window_s: float | None = Field(
         None,
+        strict=True,  # JSON numbers and booleans only: no "2" or "yes"
         ge=1,
         description=(
             "Live HLS only: seconds of the stream one window processes, from the live edge; "
@@ -139,6 +149,7 @@ class RunOptions(BaseModel):
     )
     follow: bool | None = Field(
         None,
+        strict=True,  # JSON numbers and booleans only: no "2" or "yes"
         description=(
             "Live HLS only: keep going in consecutive windows, each published as it closes, "
             "until `POST .../runs/{run_id}/stop`, the plan's processed seconds run out, the "

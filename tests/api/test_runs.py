@@ -106,6 +106,9 @@ def test_a_second_execute_while_queued_is_a_conflict(
     [
         {"sample_fps": 0},
         {"sample_fps": 100},
+        {"sample_fps": "2"},  # JSON numbers only (the fuzz run saw a string accepted)
+        {"skip_still": "yes"},
+        {"follow": 1},
         {"detector": "magic"},
         {"detector": "yolo"},  # no model configured, none named
         {"detector": "yolo", "yolo_model": "../outside.onnx"},
