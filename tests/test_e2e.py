@@ -155,13 +155,13 @@ def _execute_three(client: httpx.Client, server: MediaServer, root: Path) -> Non
         ).json()["video_id"],
         register_upload(client, root / "lobby.mp4"),
     ]
-    started = time.monotonic()
     for video_id in ids:
         accepted = client.post(f"/api/product/videos/{video_id}/execute")
         assert accepted.status_code == 202, accepted.text
-    # Three 202s, no processing inside the requests (one run here takes over 10 s); the first
-    # execute also creates the tenant's work queue, and a loaded machine took 5 s for the three.
-    assert time.monotonic() - started < 8.0
+        # No processing inside the request: the run it answers with has not started. (How long
+        # the requests take is the API benchmark's business, never a timed assertion here: a
+        # loaded CI machine once took 17 s for these three while Prefect created the queue.)
+        assert accepted.json()["state"] == "queued", accepted.text
     for video_id in ids:
         video = wait_video(client, video_id, {"succeeded", "failed"})
         assert video["state"] == "succeeded", video["latest_run"]
