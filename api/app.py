@@ -9,6 +9,8 @@ from api.audit import AuditRecorder
 from api.auth import AuthFailures
 from api.lifespan import reaper_lifespan
 from api.mcp import mcp_endpoint
+from api.metrics import ServiceMetrics
+from api.metrics.http import MetricsMiddleware
 from api.middleware import RequestGuardMiddleware
 from api.openapi_doc import install_exact_openapi
 from api.problems import install_problem_handlers
@@ -22,6 +24,7 @@ from api.routes import (
     exports,
     health,
     media,
+    metrics,
     notes,
     onboarding,
     runs,
@@ -90,8 +93,10 @@ def create_app(
     app.state.auth_failures = AuthFailures(settings.auth_fail_limit, settings.auth_fail_window_s)
     app.state.phraser = LlmPhraser.from_settings(settings)
     app.state.audit = AuditRecorder(AuditLog(catalog))
+    app.state.metrics = ServiceMetrics.create(catalog, settings)
     install_problem_handlers(app)
     app.add_middleware(RequestGuardMiddleware, settings=settings)
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics.http)  # outermost: all counted
     app.include_router(health.router)
     app.include_router(videos.router)
     app.include_router(runs.router)
@@ -108,6 +113,7 @@ def create_app(
     app.include_router(signing_keys.router)
     app.include_router(webhooks.router)
     app.include_router(dashboard.router)
+    app.include_router(metrics.router)
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")
     install_exact_openapi(app)
