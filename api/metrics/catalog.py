@@ -52,6 +52,12 @@ class CatalogCollector(Collector):
         live = GaugeMetricFamily("ves_live_sessions", "Live HLS sessions following a stream now.")
         live.add_metric([], sum(1 for (params,) in rows["live"] if _params(params).get("follow")))
         yield live
+        swept = GaugeMetricFamily(
+            "ves_retention_last_sweep_timestamp_seconds",
+            "When the retention sweep last completed (seconds since the epoch; 0: never).",
+        )
+        swept.add_metric([], from_rfc3339(rows["swept"][0][0]).timestamp() if rows["swept"] else 0)
+        yield swept
         up = GaugeMetricFamily("ves_catalog_up", "1 when the catalog answered this scrape.")
         up.add_metric([], 1.0)
         yield up
@@ -69,6 +75,7 @@ _QUERIES = {
     "pending": "SELECT min(created_at) FROM webhook_deliveries WHERE state = 'pending'",
     "exports": "SELECT state, count(*) FROM exports GROUP BY state",
     "live": "SELECT params_json FROM runs WHERE state = 'running'",
+    "swept": "SELECT at FROM service_marks WHERE name = 'retention_sweep'",
 }
 
 
