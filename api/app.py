@@ -33,6 +33,7 @@ from api.routes import (
     videos,
     webhooks,
 )
+from api.tracing import TracingMiddleware
 from ask.phrasing import LlmPhraser
 from ask.world import WorldCache
 from flows.orchestrator import PrefectSubmitter, Submitter
@@ -45,6 +46,7 @@ from storage.catalog.runs.store import RunStore
 from tasks.options import service_detector_mode
 from ves import __version__
 from ves.settings import Settings
+from ves.telemetry import configure_tracing
 
 DESCRIPTION = """
 Turns video into durable, traceable evidence and answers questions about a video only when the
@@ -70,6 +72,7 @@ def create_app(
         submitter: where runs go; by default the Prefect deployment, watched by the reaper.
     """
     service_detector_mode(settings)  # refuse a service that could run nothing by default
+    configure_tracing()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     catalog = catalog or Catalog.from_settings(settings)
     submitter = submitter or PrefectSubmitter()
@@ -96,7 +99,8 @@ def create_app(
     app.state.metrics = ServiceMetrics.create(catalog, settings)
     install_problem_handlers(app)
     app.add_middleware(RequestGuardMiddleware, settings=settings)
-    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics.http)  # outermost: all counted
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics.http)  # all counted
+    app.add_middleware(TracingMiddleware)  # outermost: a span around everything else
     app.include_router(health.router)
     app.include_router(videos.router)
     app.include_router(runs.router)
