@@ -28,6 +28,11 @@ API_MD_CODES = {
     "source_truncated": 422,
     "limit_exceeded": 422,  # beyond API.md's list: a route called with the wrong method
     "detector_unavailable": 422,  # never fails a run: the reason of a detector fallback
+    # Beyond API.md's list (issue 33): the media route and the workspace search.
+    "forbidden": 403,  # a media URL's token forged, moved or expired
+    "no_stored_source": 409,  # a video whose bytes are not kept cannot be played
+    "range_not_satisfiable": 416,  # a byte range past the end of the source
+    "not_understood": 422,  # a free-text search no reader can read
 }
 
 
