@@ -9,6 +9,8 @@ from api.audit import AuditRecorder
 from api.auth import AuthFailures
 from api.lifespan import reaper_lifespan
 from api.mcp import mcp_endpoint
+from api.metrics import ServiceMetrics
+from api.metrics.http import MetricsMiddleware
 from api.middleware import RequestGuardMiddleware
 from api.openapi_doc import install_exact_openapi
 from api.problems import install_problem_handlers
@@ -22,6 +24,7 @@ from api.routes import (
     exports,
     health,
     media,
+    metrics,
     notes,
     onboarding,
     runs,
@@ -30,6 +33,7 @@ from api.routes import (
     videos,
     webhooks,
 )
+from api.tracing import TracingMiddleware
 from ask.phrasing import LlmPhraser
 from ask.world import WorldCache
 from flows.orchestrator import PrefectSubmitter, Submitter
@@ -42,6 +46,7 @@ from storage.catalog.runs.store import RunStore
 from tasks.options import service_detector_mode
 from ves import __version__
 from ves.settings import Settings
+from ves.telemetry import configure_tracing
 
 DESCRIPTION = """
 Turns video into durable, traceable evidence and answers questions about a video only when the
@@ -67,6 +72,7 @@ def create_app(
         submitter: where runs go; by default the Prefect deployment, watched by the reaper.
     """
     service_detector_mode(settings)  # refuse a service that could run nothing by default
+    configure_tracing()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     catalog = catalog or Catalog.from_settings(settings)
     submitter = submitter or PrefectSubmitter()
@@ -90,8 +96,11 @@ def create_app(
     app.state.auth_failures = AuthFailures(settings.auth_fail_limit, settings.auth_fail_window_s)
     app.state.phraser = LlmPhraser.from_settings(settings)
     app.state.audit = AuditRecorder(AuditLog(catalog))
+    app.state.metrics = ServiceMetrics.create(catalog, settings)
     install_problem_handlers(app)
     app.add_middleware(RequestGuardMiddleware, settings=settings)
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics.http)  # all counted
+    app.add_middleware(TracingMiddleware)  # outermost: a span around everything else
     app.include_router(health.router)
     app.include_router(videos.router)
     app.include_router(runs.router)
@@ -108,6 +117,7 @@ def create_app(
     app.include_router(signing_keys.router)
     app.include_router(webhooks.router)
     app.include_router(dashboard.router)
+    app.include_router(metrics.router)
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")
     install_exact_openapi(app)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import resource
 
 import uvicorn
@@ -116,6 +117,7 @@ def main() -> None:
     parser.add_argument("--log-level", default="info")
     args = parser.parse_args()
     raise_open_files_limit()
+    os.environ["VES_HOST"] = args.host  # the app (made by the factory) knows where it listens
     uvicorn.Server(config(args.host, args.port, args.log_level, Settings())).run()
 
 

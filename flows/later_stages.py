@@ -25,6 +25,7 @@ from tasks.sample.stage import SampledFrames
 from tasks.timeline.stage import timeline_task
 from tasks.track.stage import track_task
 from tasks.world_state.stage import world_state_task
+from ves.telemetry import span
 
 T = TypeVar("T")
 
@@ -38,16 +39,18 @@ class Stopwatch:
             grows with the session).
     """
 
-    def __init__(self, book_as: str | None = None) -> None:
+    def __init__(self, book_as: str | None = None, run_id: str | None = None) -> None:
         self.stages: dict[str, float] = {}
         self.book_as = book_as
+        self.run_id = run_id
 
     def run(self, name: str, call: Callable[[], T]) -> T:
-        """Call ``call``, adding the seconds it took to stage ``name``."""
+        """Call ``call`` in a span of its own, adding the seconds it took to stage ``name``."""
         key = self.book_as or name
         started = time.perf_counter()
         try:
-            return call()
+            with span(f"stage {name}", **{"ves.stage": name, "ves.run_id": self.run_id}):
+                return call()
         finally:
             self.stages[key] = self.stages.get(key, 0.0) + time.perf_counter() - started
 

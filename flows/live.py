@@ -238,7 +238,7 @@ def _publish(ctx: RunContext, session: _Session, window: WindowBytes, total_s: f
     session).
     """
     own = session.results[-1].seconds if window.segments else {}
-    clock = Stopwatch(book_as="join")
+    clock = Stopwatch(book_as="join", run_id=ctx.run_id)
     clock.stages.update({stage: own.get(stage, 0.0) for stage in ("sample", "detect")})
     analysis = clock.run("join", lambda: _join(ctx, session, window, total_s))
     run_later_stages(ctx, analysis, clock, Billing.of_window(window.duration_s))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 from prefect import flow, get_run_logger
+from prefect.runtime import flow_run
 from pydantic import BaseModel
 
 from flows.live import follow_live, live_stream
@@ -19,6 +20,7 @@ from flows.orchestrator import serve_tenant_last
 from flows.video_file import process_file
 from tasks.context import RunContext, load_context
 from ves.settings import Settings
+from ves.telemetry import configure_tracing, span
 
 _SLOT_POLL_S = 1.0  # how often a run that waits for one of its tenant's slots asks again
 
@@ -52,7 +54,21 @@ def _take_slot(ctx: RunContext) -> bool:
 @flow(name="process-video", persist_result=False, log_prints=False)
 def process_video(params: ProcessVideoParams) -> str:
     """Process one queued run of a video into its published artifacts."""
-    ctx = load_context(Settings(), params.run_id)
+    configure_tracing()
+    attributes = {"ves.run_id": params.run_id, "prefect.flow_run.id": _flow_run_id()}
+    with span("run", **attributes) as current:
+        ctx = load_context(Settings(), params.run_id)
+        current.set_attribute("ves.tenant_id", ctx.tenant_id)
+        current.set_attribute("ves.video_id", ctx.video_id)
+        return _process(ctx)
+
+
+def _flow_run_id() -> str | None:
+    run_id = flow_run.get_id()
+    return str(run_id) if run_id else None
+
+
+def _process(ctx: RunContext) -> str:
     if not _take_slot(ctx):
         get_run_logger().warning("run %s is no longer queued; nothing to do", ctx.run_id)
         return "skipped"

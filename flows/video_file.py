@@ -61,7 +61,7 @@ def process_file(ctx: RunContext) -> str:
 
 def _run_stages(ctx: RunContext, started: float) -> tuple[dict[str, Any], SourceInfo, int]:
     """The stages in order: ``cost.json``, the source, and how many chunks it was sampled in."""
-    clock = Stopwatch()
+    clock = Stopwatch(run_id=ctx.run_id)
     source = clock.run("decode", lambda: decode_task(ctx))
     ctx = with_budget(ctx, source, started)  # max_compute_s: sampled in one pass, see there
     plan = clock.run("decode", lambda: map_activity_task(ctx, source))

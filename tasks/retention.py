@@ -44,7 +44,7 @@ from storage.artifacts.layout import ARTIFACTS_TOP, MANIFEST, run_key
 from storage.catalog.audit import SYSTEM_KEY, AuditEntry, AuditLog
 from storage.catalog.database import Catalog
 from storage.catalog.exports import bundle_folder
-from storage.catalog.retention import DueRun, RetentionStore, expired_bundles
+from storage.catalog.retention import DueRun, RetentionStore, expired_bundles, mark_swept
 from ves.clock import now_rfc3339, to_rfc3339, utc_now
 from ves.settings import Settings
 
@@ -172,6 +172,8 @@ def sweep_retention(
             swept.append(SweptRun(run, run.artifacts_bytes))
         elif outcome := _expire(blobs, store, run, key):
             swept.append(outcome)
+    if not dry_run:
+        mark_swept(catalog, now_rfc3339())
     return SweepReport(
         to_rfc3339(moment), dry_run, tuple(swept), tuple(refused), leftovers, orphans, pruned
     )

@@ -21,8 +21,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Connection, RowMapping, text
+from sqlalchemy import delete as sa_delete
+from sqlalchemy import insert as sa_insert
 
 from storage.catalog.database import Catalog
+from storage.catalog.tables import service_marks
 from storage.catalog.usage import ALL, add
 from ves.clock import to_rfc3339
 
@@ -194,3 +197,10 @@ def _expire_video(conn: Connection, video_id: str, run_id: str, now: str) -> boo
         {"now": now, "video_id": video_id},
     ).rowcount
     return bool(updated)
+
+
+def mark_swept(catalog: Catalog, at: str) -> None:
+    """Note that a retention sweep completed at ``at`` (what ``GET /metrics`` reports)."""
+    with catalog.write() as conn:
+        conn.execute(sa_delete(service_marks).where(service_marks.c.name == "retention_sweep"))
+        conn.execute(sa_insert(service_marks).values(name="retention_sweep", at=at))

@@ -307,3 +307,11 @@ search_runs = sa.Table(
     sa.Column("longest_dwell_s", REAL),  # the longest dwell event (0016; null: none or unknown)
     sa.Index("search_runs_tenant", "tenant_id", "video_id"),
 )
+
+# When the service's own chores last completed (0017): the retention sweep, for its metric.
+service_marks = sa.Table(
+    "service_marks",
+    metadata,
+    _text("name", primary_key=True),
+    _text("at", nullable=False),
+)

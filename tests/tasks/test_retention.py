@@ -4,6 +4,7 @@ what it deletes, what it refuses to touch, and how it finishes a sweep that stop
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from storage.catalog.usage import ALL, UsageStore
 from storage.catalog.videos import VideoStore
 from tasks.retention import TRASH, sweep_retention
 from tests.fixtures.published import new_video, published_run
+from ves.clock import from_rfc3339
 from ves.settings import Settings
 
 
@@ -78,6 +80,26 @@ def test_a_dry_run_reports_what_is_due_and_changes_nothing(
     assert RunStore(catalog).get(old.run_id).expired_at is None
     assert storage_bytes(catalog, acme) == 1500
     assert VideoStore(catalog).get(acme, video).state == "succeeded"
+    assert _last_sweep(catalog) is None  # a dry run is no sweep
+
+
+def _last_sweep(catalog: Catalog) -> str | None:
+    with catalog.read() as conn:
+        row = conn.execute(text("SELECT at FROM service_marks WHERE name = 'retention_sweep'"))
+        found = row.first()
+    return str(found[0]) if found else None
+
+
+def test_each_completed_sweep_is_marked_for_the_metrics(
+    settings: Settings, catalog: Catalog
+) -> None:
+    assert _last_sweep(catalog) is None
+    sweep_retention(settings, catalog)
+    first = _last_sweep(catalog)
+    assert first is not None and abs(from_rfc3339(first).timestamp() - time.time()) < 60
+    time.sleep(0.01)
+    sweep_retention(settings, catalog)
+    assert (_last_sweep(catalog) or "") > first  # one mark, moved forward
 
 
 def test_a_folder_already_gone_is_fine(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 
 from ves.settings.base import MiB, SettingsGroup
 
@@ -14,6 +14,11 @@ class ServiceSettings(SettingsGroup):
 
     host: str = Field("127.0.0.1", description="Address the API listens on.")
     port: int = Field(8000, ge=1, le=65535, description="Port of the API.")
+    metrics_token: SecretStr | None = Field(
+        None,
+        description="Operator bearer token for `GET /metrics`. Without one, `/metrics` answers "
+        "only while the API listens on loopback (as `make run` starts it).",
+    )
     public_url: str | None = Field(
         None, description="Base URL clients use to reach the API (default http://host:port)."
     )

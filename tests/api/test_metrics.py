@@ -1,0 +1,91 @@
+"""``GET /metrics``: a processed video's run, its stages and the API requests it made read back
+from the Prometheus text; the operator token; every exported metric documented; no tenant content
+in labels."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+from pydantic import SecretStr
+
+from api.app import create_app
+from storage.catalog.database import Catalog
+from testkit.live_server import serve_app
+from testkit.media_server import MediaServer
+from testkit.submitters import QuietSubmitter
+from tests.api.helpers import add_video, expect_problem, wait_done
+from ves.settings import Settings
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md"
+
+
+def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def _value(samples: dict[Any, float], name: str, **labels: str) -> float:
+    return sum(
+        v for (n, ls), v in samples.items() if n == name and labels.items() <= dict(ls).items()
+    )
+
+
+def test_a_processed_video_is_read_back_from_the_metrics(
+    processing: Any, lobby_media: MediaServer, settings: Settings
+) -> None:
+    client = processing("acme")
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
+    assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
+    assert wait_done(client, video_id)["state"] == "succeeded"
+    scraped = httpx.get(f"{client.base_url}/metrics", timeout=30)
+    assert scraped.status_code == 200 and scraped.headers["content-type"].startswith("text/plain")
+    samples = _samples(scraped.text)
+    assert _value(samples, "ves_runs", state="succeeded") == 1
+    for stage in ("sample", "detect", "track"):
+        assert _value(samples, "ves_stage_seconds_count", stage=stage) == 1, stage
+    assert _value(samples, "ves_frames_total", kind="sampled") > 0
+    assert _value(samples, "ves_processed_video_seconds_total") == 20.0  # the lobby: 20 s
+    route = "/api/product/videos/{video_id}/execute"
+    assert _value(samples, "ves_http_requests_total", route=route, status_class="2xx") == 1
+    assert _value(samples, "ves_http_request_duration_seconds_count", route=route) == 1
+    polled = _value(samples, "ves_http_requests_total", route="/api/product/videos/{video_id}")
+    assert polled >= 1
+    tenant = client.get("/api/product/billing/state").json()
+    assert tenant["usage"]["storage_bytes"] > 0
+    assert (
+        max(v for (n, _), v in samples.items() if n == "ves_storage_bytes")
+        == tenant["usage"]["storage_bytes"]
+    )
+    assert video_id not in scraped.text and "lobby" not in scraped.text  # ids and titles never
+
+
+def test_the_operator_token_guards_metrics(settings: Settings, catalog: Catalog) -> None:
+    guarded = settings.model_copy(update={"metrics_token": SecretStr("s3cret-operator")})
+    with serve_app(create_app(guarded, catalog, QuietSubmitter())) as url:
+        expect_problem(httpx.get(f"{url}/metrics"), 401, "unauthorized")
+        wrong = {"Authorization": "Bearer nope"}
+        expect_problem(httpx.get(f"{url}/metrics", headers=wrong), 401, "unauthorized")
+        right = {"Authorization": "Bearer s3cret-operator"}
+        assert httpx.get(f"{url}/metrics", headers=right).status_code == 200
+    beyond = settings.model_copy(update={"host": "0.0.0.0"})
+    with serve_app(create_app(beyond, catalog, QuietSubmitter())) as url:
+        refused = expect_problem(httpx.get(f"{url}/metrics"), 401, "unauthorized")
+        assert "VES_METRICS_TOKEN" in str(refused["detail"])
+
+
+def test_every_exported_metric_is_documented(settings: Settings, catalog: Catalog) -> None:
+    with serve_app(create_app(settings, catalog, QuietSubmitter())) as url:
+        httpx.get(f"{url}/healthz")
+        httpx.get(f"{url}/api/product/videos")  # a 401: the refusals' series exist
+        text = httpx.get(f"{url}/metrics").text
+    exported = {f.name for f in text_string_to_metric_families(text) if f.name.startswith("ves_")}
+    documented = set(re.findall(r"^\| `(ves_\w+)` \|", DOC.read_text(), flags=re.MULTILINE))
+    assert exported - documented == set(), "undocumented: add them to docs/reference/metrics.md"
+    assert documented - exported <= {"ves_http_rate_limited"}, "documented, never exported"
