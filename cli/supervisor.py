@@ -118,12 +118,12 @@ def worker_children(settings: Settings, env: dict[str, str]) -> list[Child]:
 
 
 def _children(settings: Settings) -> list[Child]:
-    bin_dir = Path(sys.executable).parent
     prefect = Child(
         "prefect-server",
         [
-            str(bin_dir / "prefect"),
-            "server",
+            sys.executable,
+            "-m",
+            "cli.prefect_server",  # `prefect server start`, SQLite writes taking their lock first
             "start",
             "--host",
             settings.prefect_host,

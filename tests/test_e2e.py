@@ -312,17 +312,17 @@ def test_readyz_names_every_part_and_ves_status_agrees(service: Service) -> None
     assert lines[-1] == "ready"
 
 
-def test_log_entries_group_a_traceback_with_its_line_and_excuse_only_the_expected() -> None:
+def test_log_entries_group_a_traceback_with_its_line_and_count_a_lost_lock() -> None:
     text = (
         "18:11:03.336 | ERROR   | x - Worker channel heartbeat persistence failed: w\n"
         "Traceback (most recent call last):\nsqlite3.OperationalError: database is locked\n"
         "18:11:04.000 | INFO    | x - fine\n"
-        "18:11:05.000 | ERROR   | x - Worker channel heartbeat persistence failed: w\n"
-        "Traceback (most recent call last):\nValueError: something else\n"
+        "18:11:05.000 | WARNING | x - retrying: database is locked\n"
+        "18:11:06.000 | INFO    | x - also fine\n"
     )
     entries = log_entries(text)
-    assert [n for n, _ in entries] == [1, 4, 5]
-    assert [unexpected(lines) for _, lines in entries] == [False, False, True]
+    assert [n for n, _ in entries] == [1, 4, 5, 6]
+    assert [unexpected(lines) for _, lines in entries] == [True, False, True, False]
 
 
 def test_logs_hold_no_error_after_a_full_start_and_processed_videos(service: Service) -> None:

@@ -43,15 +43,20 @@ def service(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], dict[str, i
         "VES_PREFECT_PORT": str(ports["prefect"]),
         "VES_LOG_LEVEL": "warning",
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    errors = tmp_path / "serve.stderr"
+    with errors.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "cli.main", "serve"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
     try:
-        banner = wait_for_banner(process)
+        try:
+            banner = wait_for_banner(process)
+        except AssertionError as exc:  # say why it never came (a port taken, a child that died)
+            raise AssertionError(f"{exc}\nstderr:\n{errors.read_text()[-3000:]}") from None
         yield process, ports, banner
     finally:
         if process.poll() is None:
