@@ -8,12 +8,15 @@ fresh bucket on the session's S3 server (``testkit/s3.py``).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 
 from api.app import create_app
@@ -32,6 +35,27 @@ pytest_plugins = [
 # Read once at import: the autouse ``_isolated_env`` removes every VES_* variable before tests run.
 TEST_DATABASE = os.environ.get("VES_TEST_DATABASE", "sqlite")
 TEST_STORAGE = os.environ.get("VES_TEST_STORAGE", "local")
+
+
+_HARNESS_APP = "prefect.server.api.server:create_app"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Stop Prefect test-harness servers an earlier pytest of this venv left behind.
+
+    ``prefect_harness`` stops its server at the session's end; a pytest killed before that
+    (SIGKILL, a timeout, SIGPIPE from ``pytest | head``) leaves it running with no parent, one
+    more idle server holding a port and memory on each such run. Only servers of this venv's
+    Python whose parent is no pytest are stopped, so a concurrent pytest keeps its own.
+    """
+    for process in psutil.process_iter(["cmdline"]):
+        command = process.info["cmdline"] or []
+        if not command or command[0] != sys.executable or _HARNESS_APP not in command:
+            continue
+        with contextlib.suppress(psutil.Error):
+            parent = process.parent()
+            if parent is None or "pytest" not in " ".join(parent.cmdline()):
+                process.kill()
 
 
 @pytest.fixture(scope="session")
