@@ -37,6 +37,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ves.telemetry import flush as flush_spans
+
 SOCKET_ENV = "VES_WARM_SOCKET"  # "@name": a Linux abstract socket (no file, no path length limit)
 _HEADER = struct.Struct("!I")
 READY_LINE = "warm start on"  # the starter's first line: it has imported and listens
@@ -195,6 +197,7 @@ def _run_child(conn: socket.socket, request: dict[str, Any], fds: list[int]) -> 
         threading.Thread(target=_stop_when_orphaned, args=(conn,), daemon=True).start()
         code = _run_engine(request["argv"])
     finally:
+        flush_spans()  # os._exit skips the exit hooks that would export the last spans
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -29,6 +29,8 @@ from synthetic import ground_truth, lobby_scene, scale_scene, write_video
 from testkit.hls import write_hls
 from testkit.live_server import free_port
 from testkit.media_server import MediaServer
+from testkit.metrics import samples, value
+from testkit.otlp import OtlpReceiver, ReceivedSpan
 from testkit.service import (
     alive,
     create_key,
@@ -90,7 +92,14 @@ def media(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MediaServe
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+def otlp() -> Iterator[OtlpReceiver]:
+    """The collector the service's processes export their traces to (OTLP over HTTP)."""
+    with OtlpReceiver() as receiver:
+        yield receiver
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory, otlp: OtlpReceiver) -> Iterator[Service]:
     data = tmp_path_factory.mktemp("e2e-data")
     port = free_port()
     env = {
@@ -105,6 +114,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         "VES_PLANS": json.dumps({"sandbox": {"concurrent_runs": 8}}),
         # The 90 s clip is split in two chunks (at a keyframe near 40 s) on the thread pool.
         "VES_CHUNK_S": "40",
+        # Traces of the API and the flow runs go to the test's collector (standard variables).
+        "OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint,
     }
     process = start_service(env)
     wait_for_banner(process)
@@ -175,6 +186,43 @@ def _execute_three(client: httpx.Client, server: MediaServer, root: Path) -> Non
         assert cost["frames"]["sampled"] == pytest.approx(100, abs=2)
         spans = client.get(f"/api/product/videos/{video_id}/evidence-view").json()["spans"]
         assert client.get(spans[0]["frames"][0]["thumbnail_url"]).status_code == 200
+
+
+def test_metrics_and_traces_tell_of_a_run_and_the_requests_that_made_it(
+    service: Service, media: tuple[MediaServer, Path], otlp: OtlpReceiver
+) -> None:
+    """Through ``ves serve``: /metrics counts the run, its stages and its execute request; the
+    collector receives the run's span, a span per stage in its trace and the request's span."""
+    client = service.client()
+    before = samples(httpx.get(f"{service.url}/metrics", timeout=30).text)
+    video_id = register_upload(client, media[1] / "lobby.mp4")
+    accepted = client.post(f"/api/product/videos/{video_id}/execute")
+    assert accepted.status_code == 202, accepted.text
+    run_id = accepted.json()["run_id"]
+    assert wait_video(client, video_id, {"succeeded", "failed"})["state"] == "succeeded"
+    after = samples(httpx.get(f"{service.url}/metrics", timeout=30).text)
+
+    def grew(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert grew("ves_runs", state="succeeded") == 1
+    for stage in ("decode", "sample", "detect", "track", "world_state", "evidence"):
+        assert grew("ves_stage_seconds_count", stage=stage) == 1, stage
+    route = "/api/product/videos/{video_id}/execute"
+    assert grew("ves_http_requests_total", route=route, status_class="2xx") == 1
+    assert grew("ves_processed_video_seconds_total") == pytest.approx(20.0, abs=0.5)
+
+    def run_of(spans: list[ReceivedSpan]) -> list[ReceivedSpan]:
+        return [s for s in spans if s.name == "run" and s.attributes.get("ves.run_id") == run_id]
+
+    spans = otlp.wait_for(lambda spans: bool(run_of(spans)))
+    (run,) = run_of(spans)
+    assert run.attributes["prefect.flow_run.id"] and run.attributes["ves.video_id"] == video_id
+    stages = {s.attributes.get("ves.stage"): s for s in spans if s.trace_id == run.trace_id}
+    assert {"decode", "sample", "detect", "track", "world_state", "evidence"} <= set(stages)
+    execute = otlp.wait_for(lambda spans: any(s.name == f"POST {route}" for s in spans))
+    requests = [s for s in execute if s.name == f"POST {route}"]
+    assert {s.attributes["ves.tenant_id"] for s in requests} == {run.attributes["ves.tenant_id"]}
 
 
 def test_a_newcomers_single_post_yields_a_key_and_a_demo_that_succeeds(

@@ -55,6 +55,14 @@ def configure_tracing() -> None:
         trace.set_tracer_provider(provider)
 
 
+def flush(timeout_ms: int = 5000) -> None:
+    """Export the spans still queued now. A process that ends by ``os._exit`` (a warm-started
+    flow run) skips the SDK's exit hook, and its last batch (the run's own span) would be lost."""
+    force_flush = getattr(trace.get_tracer_provider(), "force_flush", None)
+    if callable(force_flush):
+        force_flush(timeout_ms)
+
+
 def _sdk_installed() -> bool:
     return type(trace.get_tracer_provider()).__module__.startswith("opentelemetry.sdk")
 

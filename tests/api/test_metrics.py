@@ -16,25 +16,12 @@ from api.app import create_app
 from storage.catalog.database import Catalog
 from testkit.live_server import serve_app
 from testkit.media_server import MediaServer
+from testkit.metrics import samples, value
 from testkit.submitters import QuietSubmitter
 from tests.api.helpers import add_video, expect_problem, wait_done
 from ves.settings import Settings
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md"
-
-
-def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    return {
-        (s.name, tuple(sorted(s.labels.items()))): s.value
-        for family in text_string_to_metric_families(text)
-        for s in family.samples
-    }
-
-
-def _value(samples: dict[Any, float], name: str, **labels: str) -> float:
-    return sum(
-        v for (n, ls), v in samples.items() if n == name and labels.items() <= dict(ls).items()
-    )
 
 
 def test_a_processed_video_is_read_back_from_the_metrics(
@@ -46,21 +33,21 @@ def test_a_processed_video_is_read_back_from_the_metrics(
     assert wait_done(client, video_id)["state"] == "succeeded"
     scraped = httpx.get(f"{client.base_url}/metrics", timeout=30)
     assert scraped.status_code == 200 and scraped.headers["content-type"].startswith("text/plain")
-    samples = _samples(scraped.text)
-    assert _value(samples, "ves_runs", state="succeeded") == 1
+    scrape = samples(scraped.text)
+    assert value(scrape, "ves_runs", state="succeeded") == 1
     for stage in ("sample", "detect", "track"):
-        assert _value(samples, "ves_stage_seconds_count", stage=stage) == 1, stage
-    assert _value(samples, "ves_frames_total", kind="sampled") > 0
-    assert _value(samples, "ves_processed_video_seconds_total") == 20.0  # the lobby: 20 s
+        assert value(scrape, "ves_stage_seconds_count", stage=stage) == 1, stage
+    assert value(scrape, "ves_frames_total", kind="sampled") > 0
+    assert value(scrape, "ves_processed_video_seconds_total") == 20.0  # the lobby: 20 s
     route = "/api/product/videos/{video_id}/execute"
-    assert _value(samples, "ves_http_requests_total", route=route, status_class="2xx") == 1
-    assert _value(samples, "ves_http_request_duration_seconds_count", route=route) == 1
-    polled = _value(samples, "ves_http_requests_total", route="/api/product/videos/{video_id}")
+    assert value(scrape, "ves_http_requests_total", route=route, status_class="2xx") == 1
+    assert value(scrape, "ves_http_request_duration_seconds_count", route=route) == 1
+    polled = value(scrape, "ves_http_requests_total", route="/api/product/videos/{video_id}")
     assert polled >= 1
     tenant = client.get("/api/product/billing/state").json()
     assert tenant["usage"]["storage_bytes"] > 0
     assert (
-        max(v for (n, _), v in samples.items() if n == "ves_storage_bytes")
+        max(v for (n, _), v in scrape.items() if n == "ves_storage_bytes")
         == tenant["usage"]["storage_bytes"]
     )
     assert video_id not in scraped.text and "lobby" not in scraped.text  # ids and titles never
