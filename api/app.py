@@ -96,7 +96,7 @@ def create_app(
     app.state.auth_failures = AuthFailures(settings.auth_fail_limit, settings.auth_fail_window_s)
     app.state.phraser = LlmPhraser.from_settings(settings)
     app.state.audit = AuditRecorder(AuditLog(catalog))
-    app.state.metrics = ServiceMetrics.create(catalog, settings)
+    app.state.metrics = ServiceMetrics.create(catalog, settings, app.state.read_cache)
     install_problem_handlers(app)
     app.add_middleware(RequestGuardMiddleware, settings=settings)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics.http)  # all counted

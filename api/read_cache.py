@@ -61,6 +61,12 @@ class ReadCache:
         self._size = 0
         self._lock = threading.Lock()
         self._rendering: dict[CacheKey, threading.Lock] = {}
+        self.hits = 0  # reads answered from the cache (GET /metrics: ves_read_cache_requests)
+        self.misses = 0  # reads rendered (while the cache is on)
+
+    @property
+    def size_bytes(self) -> int:
+        return self._size
 
     def get_or_render(self, key: CacheKey, render: Callable[[], Rendered]) -> Rendered:
         """The kept rendering of ``key``, or ``render()``'s, kept when it fits."""
@@ -73,6 +79,8 @@ class ReadCache:
         with key_lock:
             if (hit := self._get(key)) is not None:
                 return hit
+            with self._lock:
+                self.misses += 1
             rendered = render()
             self._put(key, rendered)
         with self._lock:
@@ -84,6 +92,7 @@ class ReadCache:
             hit = self._entries.get(key)
             if hit is not None:
                 self._entries.move_to_end(key)
+                self.hits += 1
             return hit
 
     def _put(self, key: CacheKey, rendered: Rendered) -> None:

@@ -92,6 +92,7 @@ def record_run_cost(
             processed_s=cost["processed_s"],
             frames_decoded=cost["frames"]["decoded"],
             frames_analysed=cost["frames"]["analysed"],
+            frames_skipped=cost["frames"].get("skipped", 0),
             stages=dict(cost["stages"]),
             wall_s=wall_s,
             start_s=start_s,

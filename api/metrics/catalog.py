@@ -68,7 +68,10 @@ _QUERIES = {
     "queued": "SELECT tenant_id, count(*), min(created_at) FROM runs WHERE state = 'queued'"
     " GROUP BY tenant_id",
     "failures": "SELECT error_code, count(*) FROM runs WHERE state = 'failed' GROUP BY error_code",
-    "costs": "SELECT stages_json, frames_decoded, frames_analysed, processed_s FROM run_costs",
+    "costs": (
+        "SELECT stages_json, frames_decoded, frames_analysed, frames_skipped, processed_s "
+        "FROM run_costs"
+    ),
     "storage": "SELECT t.tenant_id, t.plan, coalesce(u.value, 0) FROM tenants t LEFT JOIN usage u"
     " ON u.tenant_id = t.tenant_id AND u.period = 'all' AND u.metric = 'storage_bytes'",
     "attempts": "SELECT outcome, count(*) FROM webhook_attempts GROUP BY outcome",
@@ -122,13 +125,14 @@ def _failures(rows: Rows) -> Metric:
 
 def _costs(rows: Rows) -> Iterator[Metric]:
     seconds: dict[str, list[float]] = {}
-    decoded = analysed = processed = 0.0
-    for stages_json, frames_decoded, frames_analysed, processed_s in rows:
+    decoded = analysed = skipped = processed = 0.0
+    for stages_json, frames_decoded, frames_analysed, frames_skipped, processed_s in rows:
         for stage, spent in _params(stages_json).items():
             if isinstance(spent, int | float):
                 seconds.setdefault(stage, []).append(float(spent))
         decoded += frames_decoded or 0
         analysed += frames_analysed or 0
+        skipped += frames_skipped or 0
         processed += processed_s or 0.0
     stages = HistogramMetricFamily(
         "ves_stage_seconds",
@@ -141,11 +145,12 @@ def _costs(rows: Rows) -> Iterator[Metric]:
     yield stages
     frames = CounterMetricFamily(
         "ves_frames",
-        "Frames of succeeded runs: decoded, and sampled for analysis.",
+        "Frames of succeeded runs: decoded, sampled for analysis, skipped undecoded by the gate.",
         labels=["kind"],
     )
     frames.add_metric(["decoded"], decoded)
     frames.add_metric(["sampled"], analysed)
+    frames.add_metric(["skipped"], skipped)
     yield frames
     video = CounterMetricFamily("ves_processed_video_seconds", "Video processed by succeeded runs.")
     video.add_metric([], processed)

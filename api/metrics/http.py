@@ -9,6 +9,7 @@ path: ids and other tenant content never become labels.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from prometheus_client import (
@@ -18,7 +19,11 @@ from prometheus_client import (
     Histogram,
     disable_created_metrics,
 )
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.read_cache import ReadCache
 
 disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series: noise here
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -48,6 +53,25 @@ class HttpMetrics:
         self.auth_failed = Counter(
             "ves_http_auth_failed", "Requests refused with 401.", ("route",), registry=registry
         )
+
+
+class ReadCacheCollector(Collector):
+    """The read cache's hits and misses (rendered artifact reads), and the bytes it holds."""
+
+    def __init__(self, cache: ReadCache) -> None:
+        self.cache = cache
+
+    def collect(self) -> Iterator[Metric]:
+        requests = CounterMetricFamily(
+            "ves_read_cache_requests",
+            "Rendered artifact reads, by whether the cache had them.",
+            labels=["outcome"],
+        )
+        requests.add_metric(["hit"], self.cache.hits)
+        requests.add_metric(["miss"], self.cache.misses)
+        yield requests
+        held = "Bytes of rendered reads the cache holds."
+        yield GaugeMetricFamily("ves_read_cache_bytes", held, self.cache.size_bytes)
 
 
 def route_of(scope: Scope) -> str:

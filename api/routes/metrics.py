@@ -51,13 +51,15 @@ def check_operator(request: Request, settings: Settings) -> None:
     summary="Prometheus metrics",
     description=(
         "The service's metrics in the Prometheus text format: API requests by route template, "
-        "method and status class, their latency, requests in flight, 429 and 401 refusals; runs "
-        "by state and detector mode, each tenant's queue depth and oldest wait, stage seconds "
-        "from the runs' cost records, frames, processed video, failures by code; storage per "
-        "tenant against the plan, webhook attempts and the oldest pending delivery, exports, "
-        "live sessions, the catalog's health. Tenant ids are the only tenant data in labels. "
-        "Open while the API listens on loopback and `VES_METRICS_TOKEN` is unset; otherwise "
-        "send `Authorization: Bearer $VES_METRICS_TOKEN`. Every metric: docs/reference/metrics.md."
+        "method and status class, their latency, requests in flight, 429 and 401 refusals, the "
+        "read cache's hits; runs by state and detector mode, each tenant's queue depth and "
+        "oldest wait, stage seconds from the runs' cost records, frames decoded, sampled and "
+        "skipped, processed video, failures by code; storage per tenant against the plan, "
+        "webhook attempts and the oldest pending delivery, exports, live sessions, the "
+        "catalog's health and each part `/readyz` checks. Tenant ids are the only tenant data in "
+        "labels. Open while the API listens on loopback and `VES_METRICS_TOKEN` is unset; "
+        "otherwise send `Authorization: Bearer $VES_METRICS_TOKEN`. Every metric: "
+        "docs/reference/metrics.md."
     ),
     responses={
         200: {"content": {CONTENT_TYPE_LATEST.split(";")[0]: {}}, "description": "The metrics."},

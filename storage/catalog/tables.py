@@ -277,6 +277,7 @@ run_costs = sa.Table(
     sa.Column("processed_s", REAL, nullable=False),
     sa.Column("frames_decoded", sa.Integer(), nullable=False),
     sa.Column("frames_analysed", sa.Integer(), nullable=False),
+    sa.Column("frames_skipped", sa.Integer(), nullable=False, server_default=sa.text("0")),
     sa.Column("chunks", sa.Integer(), nullable=False),
     _text("stages_json", nullable=False),
     sa.Column("compute_s", REAL, nullable=False),

@@ -5,6 +5,8 @@ in labels."""
 from __future__ import annotations
 
 import re
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
 from api.app import create_app
+from api.metrics.readiness import ReadinessCollector
+from flows.readiness import Check, Readiness
 from storage.catalog.database import Catalog
 from testkit.live_server import serve_app
 from testkit.media_server import MediaServer
@@ -31,13 +35,24 @@ def test_a_processed_video_is_read_back_from_the_metrics(
     video_id = add_video(client, lobby_media.url("lobby.mp4"))
     assert client.post(f"/api/product/videos/{video_id}/execute").status_code == 202
     assert wait_done(client, video_id)["state"] == "succeeded"
+    for _ in range(2):  # rendered once, then answered from the read cache
+        assert client.get(f"/api/product/videos/{video_id}/scene-graph").status_code == 200
     scraped = httpx.get(f"{client.base_url}/metrics", timeout=30)
     assert scraped.status_code == 200 and scraped.headers["content-type"].startswith("text/plain")
     scrape = samples(scraped.text)
     assert value(scrape, "ves_runs", state="succeeded") == 1
     for stage in ("sample", "detect", "track"):
         assert value(scrape, "ves_stage_seconds_count", stage=stage) == 1, stage
+    frames = client.get(f"/api/product/videos/{video_id}/cost").json()["frames"]
+    for kind, recorded in (("decoded", "decoded"), ("sampled", "analysed"), ("skipped", "skipped")):
+        assert value(scrape, "ves_frames_total", kind=kind) == frames[recorded], kind
     assert value(scrape, "ves_frames_total", kind="sampled") > 0
+    assert value(scrape, "ves_read_cache_requests_total", outcome="hit") >= 1
+    assert value(scrape, "ves_read_cache_requests_total", outcome="miss") >= 1
+    assert value(scrape, "ves_read_cache_bytes") > 0
+    ready = {dict(labels)["check"]: v for (n, labels), v in scrape.items() if n == "ves_ready"}
+    assert set(ready) == {"catalog", "artifact_storage", "prefect_api", "worker", "scheduler"}
+    assert ready["catalog"] == ready["artifact_storage"] == 1
     assert value(scrape, "ves_processed_video_seconds_total") == 20.0  # the lobby: 20 s
     route = "/api/product/videos/{video_id}/execute"
     assert value(scrape, "ves_http_requests_total", route=route, status_class="2xx") == 1
@@ -76,3 +91,29 @@ def test_every_exported_metric_is_documented(settings: Settings, catalog: Catalo
     documented = set(re.findall(r"^\| `(ves_\w+)` \|", DOC.read_text(), flags=re.MULTILINE))
     assert exported - documented == set(), "undocumented: add them to docs/reference/metrics.md"
     assert documented - exported <= {"ves_http_rate_limited"}, "documented, never exported"
+
+
+def test_readiness_is_checked_beside_the_scrape_never_in_its_way() -> None:
+    """A check that hangs (Prefect not answering) leaves the scrape without those samples; the
+    next scrape after it ends has them; a fresh result is kept for ``ttl_s``."""
+    gate, calls = threading.Event(), []
+
+    def check() -> Readiness:
+        calls.append(1)
+        gate.wait(10)
+        return Readiness(
+            {"catalog": Check("ok", 2.0, "answers"), "prefect_api": Check("down", 3.0, "x")}
+        )
+
+    collector = ReadinessCollector(check, ttl_s=60, wait_s=0.05)
+    assert [f.samples for f in collector.collect()] == [[], []]  # still checking: nothing yet
+    gate.set()
+    deadline = time.monotonic() + 10
+    while not (families := list(collector.collect()))[0].samples:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    up = {s.labels["check"]: s.value for s in families[0].samples}
+    assert up == {"catalog": 1.0, "prefect_api": 0.0}
+    assert {s.labels["check"]: s.value for s in families[1].samples}["catalog"] == 0.002
+    list(collector.collect())
+    assert len(calls) == 1  # within ttl_s: not checked again

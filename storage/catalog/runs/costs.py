@@ -40,6 +40,7 @@ class CostSample:
     start_s: float = 0.0
     chunks: int = 1
     source_bytes: int = 0  # the whole source's size (its bitrate drives decoding)
+    frames_skipped: int = 0  # frames the activity gate did not decode (still stretches)
     run_id: str = ""
     tenant_id: str = ""
     video_id: str = ""
