@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+from typing import Annotated
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from api.deps import SettingsDep
+from api.auth import AuthFailures, client_address
+from api.deps import SettingsDep, get_auth_failures
 from api.metrics import ServiceMetrics
 from api.problems import problem_responses
 from ves.errors import Unauthorized
@@ -31,8 +33,10 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def check_operator(request: Request, settings: Settings) -> None:
-    """``Unauthorized`` unless metrics are open here or the operator token came."""
+def check_operator(request: Request, settings: Settings, failures: AuthFailures) -> None:
+    """``Unauthorized`` unless metrics are open here or the operator token came; a wrong token
+    counts against the address as a wrong API key does (``RateLimited`` once it failed too often),
+    so the token cannot be guessed faster than a key."""
     token = settings.metrics_token
     if token is None:
         if _loopback(settings.host):
@@ -40,9 +44,12 @@ def check_operator(request: Request, settings: Settings) -> None:
         raise Unauthorized(
             "the API listens beyond loopback: set VES_METRICS_TOKEN and send it as a bearer token"
         )
+    address = client_address(request)
+    failures.refuse_if_limited(address)
     sent = request.headers.get("authorization", "")
     expected = f"Bearer {token.get_secret_value()}"
     if not hmac.compare_digest(sent.encode(), expected.encode()):
+        failures.record(address)
         raise Unauthorized("send the operator token as 'Authorization: Bearer <token>'")
 
 
@@ -63,11 +70,15 @@ def check_operator(request: Request, settings: Settings) -> None:
     ),
     responses={
         200: {"content": {CONTENT_TYPE_LATEST.split(";")[0]: {}}, "description": "The metrics."},
-        **problem_responses(401),
+        **problem_responses(401, 429),
     },
     response_class=Response,
 )
-def metrics(request: Request, settings: SettingsDep) -> Response:
-    check_operator(request, settings)
+def metrics(
+    request: Request,
+    settings: SettingsDep,
+    failures: Annotated[AuthFailures, Depends(get_auth_failures)],
+) -> Response:
+    check_operator(request, settings, failures)
     service: ServiceMetrics = request.app.state.metrics
     return Response(generate_latest(service.registry), media_type=CONTENT_TYPE_LATEST)

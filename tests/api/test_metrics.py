@@ -82,6 +82,22 @@ def test_the_operator_token_guards_metrics(settings: Settings, catalog: Catalog)
         assert "VES_METRICS_TOKEN" in str(refused["detail"])
 
 
+def test_guessing_the_operator_token_is_refused_as_guessing_a_key_is(
+    settings: Settings, catalog: Catalog
+) -> None:
+    update = {"metrics_token": SecretStr("s3cret-operator"), "auth_fail_limit": 3}
+    with serve_app(
+        create_app(settings.model_copy(update=update), catalog, QuietSubmitter())
+    ) as url:
+        for guess in ("a", "b", "c"):
+            wrong = {"Authorization": f"Bearer {guess}"}
+            expect_problem(httpx.get(f"{url}/metrics", headers=wrong), 401, "unauthorized")
+        right = {"Authorization": "Bearer s3cret-operator"}
+        limited = httpx.get(f"{url}/metrics", headers=right)  # even the right one, for a while
+        expect_problem(limited, 429, "rate_limited")
+        assert int(limited.headers["Retry-After"]) >= 1
+
+
 def test_every_exported_metric_is_documented(settings: Settings, catalog: Catalog) -> None:
     with serve_app(create_app(settings, catalog, QuietSubmitter())) as url:
         httpx.get(f"{url}/healthz")
