@@ -29,7 +29,7 @@ from synthetic import ground_truth, lobby_scene, scale_scene, write_video
 from testkit.hls import write_hls
 from testkit.live_server import free_port
 from testkit.media_server import MediaServer
-from testkit.metrics import samples, value
+from testkit.metrics import samples, scrape_until, value
 from testkit.otlp import OtlpReceiver, ReceivedSpan
 from testkit.service import (
     alive,
@@ -200,7 +200,13 @@ def test_metrics_and_traces_tell_of_a_run_and_the_requests_that_made_it(
     assert accepted.status_code == 202, accepted.text
     run_id = accepted.json()["run_id"]
     assert wait_video(client, video_id, {"succeeded", "failed"})["state"] == "succeeded"
-    after = samples(httpx.get(f"{service.url}/metrics", timeout=30).text)
+    after = scrape_until(
+        service.url,
+        lambda now: (
+            value(now, "ves_stage_seconds_count", stage="evidence")
+            > value(before, "ves_stage_seconds_count", stage="evidence")
+        ),
+    )
 
     def grew(name: str, **labels: str) -> float:
         return value(after, name, **labels) - value(before, name, **labels)

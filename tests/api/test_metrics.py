@@ -20,7 +20,7 @@ from flows.readiness import Check, Readiness
 from storage.catalog.database import Catalog
 from testkit.live_server import serve_app
 from testkit.media_server import MediaServer
-from testkit.metrics import samples, value
+from testkit.metrics import scrape_until, value
 from testkit.submitters import QuietSubmitter
 from tests.api.helpers import add_video, expect_problem, wait_done
 from ves.settings import Settings
@@ -37,9 +37,12 @@ def test_a_processed_video_is_read_back_from_the_metrics(
     assert wait_done(client, video_id)["state"] == "succeeded"
     for _ in range(2):  # rendered once, then answered from the read cache
         assert client.get(f"/api/product/videos/{video_id}/scene-graph").status_code == 200
+    scrape = scrape_until(
+        str(client.base_url).rstrip("/"),
+        lambda now: value(now, "ves_stage_seconds_count", stage="evidence") == 1,
+    )
     scraped = httpx.get(f"{client.base_url}/metrics", timeout=30)
     assert scraped.status_code == 200 and scraped.headers["content-type"].startswith("text/plain")
-    scrape = samples(scraped.text)
     assert value(scrape, "ves_runs", state="succeeded") == 1
     for stage in ("sample", "detect", "track"):
         assert value(scrape, "ves_stage_seconds_count", stage=stage) == 1, stage

@@ -10,6 +10,7 @@ times. A third tenant processes the gate clip too.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -230,8 +231,15 @@ def test_the_workspace_ask_and_the_mcp_tools_find_the_same(workspace: dict[str, 
 def test_each_run_is_indexed_for_search_as_it_succeeds(
     workspace: dict[str, Any], catalog: Catalog
 ) -> None:
-    with catalog.read() as conn:  # before any search met the runs
-        rows = conn.execute(text("SELECT video_id, has_file, texts FROM search_runs")).all()
+    # Before any search met the runs. The flow indexes a run just after marking it succeeded,
+    # so the last run's row may land a moment after the client saw "succeeded".
+    deadline = time.monotonic() + 30
+    while True:
+        with catalog.read() as conn:
+            rows = conn.execute(text("SELECT video_id, has_file, texts FROM search_runs")).all()
+        if len(rows) >= len(workspace["ids"]) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
     assert sorted(r.video_id for r in rows) == sorted(workspace["ids"].values())
     assert all(r.has_file == 1 for r in rows)
     texts = {r.video_id: r.texts.split() for r in rows}
