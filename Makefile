@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt
 
-.PHONY: run test system-test-deps lint typecheck docs bench stress clean
+.PHONY: run test system-test-deps lint typecheck docs bench stress pins clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -95,6 +95,13 @@ bench: $(VENV)/.installed-test
 # The hardening suite in full (docs/measured/hardening.md); short versions run inside `make test`.
 stress: $(VENV)/.installed-test
 	$(BIN)/python -m stress
+
+# Asks the package index for releases newer than constraints-reasons.toml records, and whether the
+# newest release of each distribution a pin is held for still forbids the newer one (exit 1 when
+# there is something to try). Never in `make test`: a release on PyPI must not turn CI red;
+# tests/test_pins.py checks the recorded reasons offline.
+pins: $(VENV)/.installed-test
+	$(BIN)/python -m testkit.pins
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache site

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -23,6 +23,9 @@ from storage.artifacts.hits import HitSummary, holds_hits, read_hits, summarize
 from storage.catalog.database import Catalog
 from storage.catalog.tables import runs, search_runs, videos
 from ves.clock import from_rfc3339, now_rfc3339
+
+if TYPE_CHECKING:
+    AnySelect: TypeAlias = sa.Select[*tuple[Any, ...]]
 
 _SUMMARY = (
     *("classes", "event_types", "zones", "texts", "hits", "has_file", "indexed_at"),
@@ -182,9 +185,9 @@ def _holds(column: sa.Column[str], member: str) -> sa.ColumnElement[bool]:
     return column.contains(f"\n{member}\n", autoescape=True)
 
 
-def _in_scope(query: sa.Select[Any], tenant_id: str, scope: Scope) -> sa.Select[Any]:
+def _in_scope(query: AnySelect, tenant_id: str, scope: Scope) -> AnySelect:
     """``query`` over the tenant's published runs in ``scope`` (with their videos and their
-    index rows, where indexed)."""
+    index rows, where indexed). Any columns: SQLAlchemy 2.1 types a select by each of them."""
     query = (
         query.select_from(runs)
         .join(videos, videos.c.video_id == runs.c.video_id)
