@@ -2,10 +2,10 @@
 
 Imports flow one way, ``cli, api -> search -> ask, flows -> tasks -> storage -> ves``
 (``synthetic`` beside ``ves``, below ``flows``; ``testkit`` under ``stress``, ``benchmarks`` and
-``tests``; ``stress`` under ``benchmarks``); no import circle; no module imports another module's ``_private`` name; a stage
-imports shared modules and earlier stages only; a route imports no other route. Every import
-counts, also inside functions, so a new module that breaks a rule fails here with the import
-named.
+``tests``; ``stress`` under ``benchmarks``); no import circle; no module imports another module's
+``_private`` name; a stage imports shared modules and earlier stages only; a route imports no
+other route. Every import counts, also inside functions, so a new module that breaks a rule fails
+here with the import named.
 """
 
 from __future__ import annotations
