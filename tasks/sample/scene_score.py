@@ -6,6 +6,18 @@ import numpy as np
 import numpy.typing as npt
 
 _HIST_STEP = 4  # grey levels per histogram bin
+TINY_WIDTH = 64  # scene scores are computed on a frame about this wide
+
+
+def tiny_step(thumb_width: int) -> int:
+    """Every how many thumbnail pixels the tiny frame takes one (in both directions)."""
+    return max(1, thumb_width // TINY_WIDTH)
+
+
+def tiny_grey(rgb: npt.NDArray[np.uint8], step: int) -> npt.NDArray[np.uint8]:
+    """The tiny grey frame scored: every ``step``-th pixel of the thumbnail, its channels'
+    mean."""
+    return np.asarray(rgb[::step, ::step].mean(axis=2), dtype=np.uint8)
 
 
 def scene_score(previous: npt.NDArray[np.uint8] | None, tiny: npt.NDArray[np.uint8]) -> float:
