@@ -21,10 +21,8 @@ from tasks.context import ComputeBudget
 from tasks.decode.stage import SourceInfo
 from tasks.sample.frames import ANALYSIS, GLANCES, TEXT_DIR, frame_name, link_or_copy
 from tasks.sample.gate import Gate, GateCount
-from tasks.sample.scene_score import scene_score
+from tasks.sample.scene_score import scene_score, tiny_grey, tiny_step
 from tasks.sample.text_looks import LookConfig, LookPlanner, glance_of
-
-_TINY_WIDTH = 64  # scene scores are computed on a frame about this wide
 
 
 @dataclass(frozen=True)
@@ -84,7 +82,7 @@ class Sampler:
         self.cfg, self.frames_dir, self.span = cfg, frames, span
         self.analysis_size = scaled_size(source.width, source.height, cfg.analysis_width)
         self.thumb_size = scaled_size(source.width, source.height, cfg.thumbnail_width)
-        self.tiny_step = max(1, self.thumb_size[0] // _TINY_WIDTH)
+        self.tiny_step = tiny_step(self.thumb_size[0])
         self.text_size = scaled_size(source.width, source.height, cfg.text_width)
         self.turns = source.rotation // 90 % 4  # quarter turns counterclockwise to be upright
         step = 1.0 / cfg.sample_fps
@@ -133,7 +131,7 @@ class Sampler:
         analysis = cv2.resize(rgb, self.analysis_size, interpolation=cv2.INTER_AREA)
         analysis_bytes = np.ascontiguousarray(analysis, dtype=np.uint8).tobytes()
         self.analysis_file.write(analysis_bytes)
-        tiny = rgb[:: self.tiny_step, :: self.tiny_step].mean(axis=2).astype(np.uint8)
+        tiny = tiny_grey(rgb, self.tiny_step)
         score = scene_score(self.previous, tiny)
         refresh = index == 0 or score >= self.cfg.scene_cut_threshold
         reason = "start" if index == 0 else ("scene_change" if refresh else None)

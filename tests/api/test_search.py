@@ -42,9 +42,9 @@ def gate_scene() -> Any:
     return replace(
         lobby,
         objects=lobby.objects[:1],
-        # The lobby's sign size: a larger light plate appearing scores as a cut today (the
-        # scene score matches brightness over the whole frame), which is perception's to fix.
-        signs=(TextSign("GATE 7", 2.0, 8.0, (160, 40), font_px=20),),
+        # Twice the lobby's sign size: the plate appearing scores 0.2, no scene change (0.57, a
+        # false cut, while the scene score matched the brightness by the whole frame's mean).
+        signs=(TextSign("GATE 7", 2.0, 8.0, (160, 40), font_px=40),),
         scene_cuts=(),
     )
 
