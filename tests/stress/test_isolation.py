@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from api.app import create_app
 from storage.catalog.database import Catalog
 from storage.catalog.tenants import TenantStore
-from stress.isolation.run import cells_of, check_all, http_routes
+from stress.isolation.run import as_deployed, cells_of, check_all, http_routes
 from stress.isolation.world import RefusingSubmitter, TenantWorld, make_tenants
 from testkit.live_server import serve_app
 from tests.conftest import Client
@@ -36,7 +36,7 @@ def worlds(
 def test_no_route_or_tool_tells_another_tenants_ids_from_unknown_ones(
     worlds: tuple[TenantWorld, TenantWorld], settings: Settings, catalog: Catalog
 ) -> None:
-    app = create_app(settings, catalog, submitter=RefusingSubmitter())
+    app = create_app(as_deployed(settings), catalog, submitter=RefusingSubmitter())
     with serve_app(app) as url:
         report = check_all(app, url, worlds, timing=0)
     print(report.render())
