@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 
 from search.filters import SearchFilters
+from search.order import reading_order
 from search.sql import hits_query, keyed
 from storage.artifacts.blobs import BlobStore
 from storage.artifacts.hits import HitSummary, holds_hits, read_hits, summarize
@@ -38,7 +39,7 @@ from storage.catalog.search_index import Holding, IndexedRun, Scope, SearchIndex
 from ves.errors import InvalidRequest, NotFound, NotReady
 
 MAX_LIMIT = 200
-FIRST_BATCH = 64  # runs read first in time order (then 256, 1024, ...): see SearchEngine._page
+FIRST_BATCH = 64  # runs read first (then 256, 1024, ...): see SearchEngine._page
 _IDS = pa.schema([pa.field("video_id", pa.string(), False), pa.field("run_id", pa.string(), False)])
 META = pa.schema(
     [*_IDS, pa.field("title", pa.string(), False), pa.field("recorded_epoch", pa.float64())]
@@ -111,20 +112,17 @@ class SearchEngine:
         """The first ``count`` hits of ``runs`` in the search's order, and how many runs were
         read for them.
 
-        In time order (clock time first) runs are read earliest recorded first, in batches that
-        grow fourfold, each batch's hits ranked with the best ``count`` kept so far. Once the
-        ``count``-th of those is earlier than the recorded time of the first run not read, no
-        later run can place a hit before it (a hit's clock time is its run's recorded time plus
-        a time in the video, never negative), so the rest are never opened: the first pages of
-        a search over 10,000 videos read a few hundred files. In relevance order every run is
-        read at once.
+        Runs are read in ``search.order.reading_order``'s order, in batches that grow fourfold,
+        each batch's hits ranked with the best ``count`` kept so far, until no unread run can
+        rank among those (the first pages of a search over 10,000 videos read a few hundred
+        files); a search with no such order reads every run at once.
         """
         if not runs:
             return [], 0
-        if filters.sort != "time":
+        ordered, settled = reading_order(runs, filters)
+        if settled is None:
             derived = self._derive_older(runs, derived)
             return self._query(runs, runs, derived, filters, count, None).to_pylist(), len(runs)
-        ordered = sorted(runs, key=_recorded_order)
         kept: pa.Table | None = None
         start, size = 0, FIRST_BATCH
         while True:
@@ -132,7 +130,7 @@ class SearchEngine:
             start += len(batch)
             derived = self._derive_older(batch, derived)
             kept = self._query(ordered[:start], batch, derived, filters, count, kept)
-            if start == len(ordered) or _settled(kept, count, ordered[start]):
+            if start == len(ordered) or settled(kept, count, ordered[start]):
                 return kept.to_pylist(), start
             size *= 4
 
@@ -314,22 +312,6 @@ def _within_reach(run: IndexedRun, summary: HitSummary, filters: SearchFilters) 
     if before is not None and epoch > before.timestamp():
         return False
     return after is None or last is None or epoch + last >= after.timestamp()
-
-
-def _recorded_order(run: IndexedRun) -> tuple[bool, float]:
-    """Runs of known recorded time first, earliest first."""
-    epoch = run.recorded_epoch
-    return epoch is None, epoch or 0.0
-
-
-def _settled(kept: pa.Table, count: int, unread: IndexedRun) -> bool:
-    """Whether no hit of ``unread`` or of any run recorded after it can rank among ``kept``,
-    the first ``count`` hits in time order of the runs recorded before it."""
-    epoch = unread.recorded_epoch
-    if kept.num_rows < count or epoch is None:
-        return False
-    last = kept.slice(kept.num_rows - 1).select(["recorded_epoch", "start_s"]).to_pylist()[0]
-    return last["recorded_epoch"] is not None and last["recorded_epoch"] + last["start_s"] < epoch
 
 
 def _meta(runs: list[IndexedRun]) -> pa.Table:

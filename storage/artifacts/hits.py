@@ -130,7 +130,8 @@ def read_hits(store: BlobStore, key: str) -> pa.Table:
 @dataclass(frozen=True)
 class HitSummary:
     """What a run holds, for pruning runs before their files are read: sets of classes, event
-    types, zone names and normalised texts, and how many hits."""
+    types, zone names and normalised texts, how many hits, and the highest confidence of each
+    kind and class of hit (so a search by relevance reads the runs that can rank first)."""
 
     classes: frozenset[str]
     event_types: frozenset[str]
@@ -140,6 +141,8 @@ class HitSummary:
     has_file: bool
     last_s: float | None = None  # the latest end of a hit (None: no hits, or not known)
     longest_dwell_s: float | None = None  # the longest dwell event (None: none, or not known)
+    # The highest confidence by ``top_key(kind, class)`` (None: not known, indexed before 0019).
+    top_confidence: dict[str, float] | None = None
 
     def as_columns(self) -> dict[str, Any]:
         """The catalog's columns: each set as its sorted members between newlines (so a member
@@ -153,6 +156,9 @@ class HitSummary:
             "has_file": 1 if self.has_file else 0,
             "last_s": self.last_s,
             "longest_dwell_s": self.longest_dwell_s,
+            "top_confidence": (
+                None if self.top_confidence is None else json.dumps(self.top_confidence)
+            ),
         }
 
     @classmethod
@@ -166,7 +172,23 @@ class HitSummary:
             has_file=bool(row.has_file),
             last_s=row.last_s,
             longest_dwell_s=row.longest_dwell_s,
+            top_confidence=None if row.top_confidence is None else json.loads(row.top_confidence),
         )
+
+
+def top_key(kind: str, hit_class: str | None) -> str:
+    """The key of ``HitSummary.top_confidence`` for hits of one kind and class."""
+    return f"{kind}\t{hit_class or ''}"
+
+
+def tops(hits: pa.Table) -> dict[str, float]:
+    """The highest confidence of each kind and class of hit in ``hits``."""
+    best: dict[str, float] = {}
+    columns = hits.select(["kind", "class", "confidence"]).to_pydict()
+    for kind, hit_class, confidence in zip(*columns.values(), strict=True):
+        key = top_key(kind, hit_class)
+        best[key] = max(confidence, best.get(key, confidence))
+    return best
 
 
 def _joined(members: frozenset[str]) -> str:
@@ -191,4 +213,5 @@ def summarize(hits: pa.Table, *, has_file: bool) -> HitSummary:
         has_file=has_file,
         last_s=max((h["end_s"] for h in spans), default=None),
         longest_dwell_s=max(dwells, default=None),
+        top_confidence=tops(hits),
     )

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 _SUMMARY = (
     *("classes", "event_types", "zones", "texts", "hits", "has_file", "indexed_at"),
-    *("last_s", "longest_dwell_s"),
+    *("last_s", "longest_dwell_s", "top_confidence"),
 )
 
 

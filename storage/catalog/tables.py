@@ -306,6 +306,8 @@ search_runs = sa.Table(
     _text("indexed_at", nullable=False),
     sa.Column("last_s", REAL),  # the latest hit end (0016; null: indexed before)
     sa.Column("longest_dwell_s", REAL),  # the longest dwell event (0016; null: none or unknown)
+    # JSON: the highest confidence by kind and class of hit (0019; null: indexed before)
+    sa.Column("top_confidence", sa.Text()),
     sa.Index("search_runs_tenant", "tenant_id", "video_id"),
 )
 

@@ -1,6 +1,7 @@
-"""Searches in time order read runs earliest recorded first, in growing batches, and stop once no
-unread run can rank on the page: every page is the one a single read of every run gives, on a
-workspace with recorded times tied, unknown, and a run written before ``hits.parquet``."""
+"""Searches read runs in growing batches, in time order earliest recorded first, by relevance the
+most confident first, and stop once no unread run can rank on the page: every page is the one a
+single read of every run gives, on a workspace with recorded times tied, unknown, confidences
+tied, and a run written before ``hits.parquet``."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 import search.engine
-from search.engine import SearchEngine
+from search.engine import SearchEngine, holding_of
 from search.filters import SearchFilters
 from storage.artifacts.blobs import BlobStore, open_blob_store
 from storage.catalog.database import Catalog
+from storage.catalog.tables import search_runs
 from storage.catalog.tenants import TenantStore
 from testkit.workspace import BulkVideo, plant_many, plant_run, realistic_run
 from ves.settings import Settings
@@ -28,6 +31,10 @@ SEARCHES = (
     SearchFilters(recorded_after=NIGHT),
     SearchFilters(recorded_before=NIGHT),
     SearchFilters(classes=("person",), sort="relevance"),
+    SearchFilters(sort="relevance"),
+    SearchFilters(event_types=("appear",), sort="relevance"),
+    SearchFilters(classes=("car", "person"), zones=("left",), sort="relevance"),
+    SearchFilters(text="gate", sort="relevance"),
 )
 
 
@@ -80,7 +87,26 @@ def test_a_first_page_in_time_order_reads_the_earliest_runs_only(
     monkeypatch.setattr(search.engine, "FIRST_BATCH", 1)
     page = engine.search(tenant_id, SearchFilters(), limit=5)
     assert page.read < page.runs == 24
-    assert engine.search(tenant_id, SearchFilters(sort="relevance"), limit=5).read == 24
+
+
+def test_a_first_page_by_relevance_reads_the_most_confident_runs_only(
+    workspace: tuple[SearchEngine, str], catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine, tenant_id = workspace
+    monkeypatch.setattr(search.engine, "FIRST_BATCH", 1)
+    person = SearchFilters(classes=("person",), sort="relevance")
+    first = engine.search(tenant_id, person, limit=5)
+    assert first.read < first.runs == 24
+    best = [h["confidence"] for h in first.hits]
+    assert best == sorted(best, reverse=True)
+    # With a text, the catalog lists only the runs holding it, and every one of them is read.
+    gate = engine.search(tenant_id, SearchFilters(text="gate", sort="relevance"), limit=5)
+    assert gate.read == len(engine.index.published(tenant_id, holding=holding_of(gate.filters)))
+    # Runs indexed before their confidences were kept are read (first), never skipped.
+    with catalog.write() as conn:
+        conn.execute(sa.update(search_runs).values(top_confidence=None))
+    assert engine.search(tenant_id, person, limit=5).read == 24
+    assert engine.search(tenant_id, person, limit=5).hits == first.hits
 
 
 def test_runs_that_end_too_soon_or_never_dwell_so_long_are_not_read(

@@ -21,7 +21,7 @@ HEAD = int(migrations.head_revision())
 
 
 def test_open_migrates_to_head_and_again_changes_nothing(catalog: Catalog) -> None:
-    assert catalog.version() == HEAD == 18
+    assert catalog.version() == HEAD == 19
     TenantStore(catalog).create_tenant("kept")
     again = Catalog.open(catalog.url)
     with again.write(lock=MIGRATION_LOCK) as conn:
