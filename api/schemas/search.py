@@ -89,8 +89,9 @@ class Searched(BaseModel):
     videos: int = Field(description="The videos those runs are of.")
     read: int = Field(
         description="Runs whose hits were read; the others were ruled out by the catalog's "
-        "index of what each run holds or, in time order, by their recorded time (read earliest "
-        "first, runs recorded after this page's last hit are not opened)."
+        "index of what each run holds or by the page's order: in time order runs are read "
+        "earliest recorded first, by relevance without a text the most confident first, and "
+        "runs that cannot place a hit on this page are not opened."
     )
 
 
