@@ -13,10 +13,15 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from testkit.live_server import free_port
 
 BANNER_END = "Stop with Ctrl-C"
 
@@ -42,6 +47,52 @@ def stop_service(process: subprocess.Popen[str], timeout_s: float = 60) -> None:
         process.wait(timeout=timeout_s)
     if process.stdout:
         process.stdout.close()
+
+
+@dataclass
+class Service:
+    """A running ``ves serve``: its process (replaced when a test restarts it), its API's URL,
+    the environment it was started with, and the clients handed out (closed at its end)."""
+
+    process: subprocess.Popen[str]
+    url: str
+    env: dict[str, str]
+    clients: list[httpx.Client] = field(default_factory=list)
+
+    def client(self, tenant: str = "e2e") -> httpx.Client:
+        """A client with a new key of ``tenant``."""
+        key = create_key(self.env, tenant)
+        client = httpx.Client(
+            base_url=self.url, headers={"Authorization": f"Bearer {key}"}, timeout=30
+        )
+        self.clients.append(client)
+        return client
+
+
+@contextmanager
+def serving(data: Path, **env: str) -> Iterator[Service]:
+    """``ves serve`` over the data folder ``data`` on free ports, with private sources allowed
+    (the tests' media server is on this machine), a heartbeat timeout of 8 s and ``env`` on top
+    of this process's environment; stopped as Ctrl-C would at the end."""
+    port = free_port()
+    full = {
+        **os.environ,
+        "VES_DATA_DIR": str(data),
+        "VES_PORT": str(port),
+        "VES_PREFECT_PORT": str(free_port()),
+        "VES_ALLOW_PRIVATE_SOURCES": "true",
+        "VES_HEARTBEAT_TIMEOUT_S": "8",
+        "VES_LOG_LEVEL": "warning",
+        **env,
+    }
+    service = Service(start_service(full), f"http://127.0.0.1:{port}", full)
+    try:
+        wait_for_banner(service.process)
+        yield service
+    finally:
+        for client in service.clients:
+            client.close()
+        stop_service(service.process)
 
 
 def own_env() -> dict[str, str]:
