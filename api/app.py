@@ -61,6 +61,28 @@ A preview MCP endpoint (streamable HTTP, same key) serves the same operations as
 """
 
 
+# Every router, in the order their routes are matched and listed in the OpenAPI document.
+ROUTERS = (
+    health.router,
+    videos.router,
+    runs.router,
+    artifacts.router,
+    notes.router,
+    exports.router,
+    media.router,
+    media.source_router,
+    ask.router,
+    search.router,
+    audit.router,
+    billing.router,
+    onboarding.router,
+    signing_keys.router,
+    webhooks.router,
+    dashboard.router,
+    metrics.router,
+)
+
+
 def create_app(
     settings: Settings, catalog: Catalog | None = None, submitter: Submitter | None = None
 ) -> FastAPI:
@@ -85,6 +107,21 @@ def create_app(
         docs_url="/docs",
         redoc_url=None,
     )
+    _attach_state(app, settings, catalog, submitter)
+    install_problem_handlers(app)
+    app.add_middleware(RequestGuardMiddleware, settings=settings)
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics.http)  # all counted
+    app.add_middleware(TracingMiddleware)  # outermost: a span around everything else
+    for router in ROUTERS:
+        app.include_router(router)
+    app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
+    app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")
+    install_exact_openapi(app)
+    return app
+
+
+def _attach_state(app: FastAPI, settings: Settings, catalog: Catalog, submitter: Submitter) -> None:
+    """What the routes reach through ``request.app.state`` (``api.deps``): one of each per app."""
     app.state.settings = settings
     app.state.catalog = catalog
     app.state.submitter = submitter
@@ -97,28 +134,3 @@ def create_app(
     app.state.phraser = LlmPhraser.from_settings(settings)
     app.state.audit = AuditRecorder(AuditLog(catalog))
     app.state.metrics = ServiceMetrics.create(catalog, settings, app.state.read_cache)
-    install_problem_handlers(app)
-    app.add_middleware(RequestGuardMiddleware, settings=settings)
-    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics.http)  # all counted
-    app.add_middleware(TracingMiddleware)  # outermost: a span around everything else
-    app.include_router(health.router)
-    app.include_router(videos.router)
-    app.include_router(runs.router)
-    app.include_router(artifacts.router)
-    app.include_router(notes.router)
-    app.include_router(exports.router)
-    app.include_router(media.router)
-    app.include_router(media.source_router)
-    app.include_router(ask.router)
-    app.include_router(search.router)
-    app.include_router(audit.router)
-    app.include_router(billing.router)
-    app.include_router(onboarding.router)
-    app.include_router(signing_keys.router)
-    app.include_router(webhooks.router)
-    app.include_router(dashboard.router)
-    app.include_router(metrics.router)
-    app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
-    app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")
-    install_exact_openapi(app)
-    return app
