@@ -3,7 +3,8 @@ OpenTelemetry spans carrying run and tenant ids, collected with the SDK's in-mem
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -37,6 +38,18 @@ def _attr(item: ReadableSpan, name: str) -> Any:
     return (item.attributes or {}).get(name)
 
 
+def _finished(
+    spans: InMemorySpanExporter, wanted: Callable[[ReadableSpan], bool], timeout_s: float = 60
+) -> tuple[ReadableSpan, ...]:
+    """The spans finished once one that is ``wanted`` is among them (waited for)."""
+    deadline = time.monotonic() + timeout_s
+    collected = spans.get_finished_spans()
+    while not any(wanted(s) for s in collected) and time.monotonic() < deadline:
+        time.sleep(0.1)  # past the deadline, the assertions say what is missing
+        collected = spans.get_finished_spans()
+    return collected
+
+
 def test_a_run_and_its_stages_and_requests_are_traced(
     spans: InMemorySpanExporter, processing: Any, lobby_media: MediaServer, catalog: Catalog
 ) -> None:
@@ -48,7 +61,10 @@ def test_a_run_and_its_stages_and_requests_are_traced(
     tenant = TenantStore(catalog).find_tenant("acme")
     assert tenant is not None
     tenant_id = tenant.tenant_id
-    collected = spans.get_finished_spans()
+    # The run's span ends when its flow returns: after it is marked succeeded, its cost is
+    # recorded, it is indexed for search and its Prefect artifacts are attached (CI once
+    # read the spans before that).
+    collected = _finished(spans, lambda s: s.name == "run" and _attr(s, "ves.run_id") == run_id)
 
     (run,) = [s for s in collected if s.name == "run" and _attr(s, "ves.run_id") == run_id]
     assert _attr(run, "ves.tenant_id") == tenant_id and _attr(run, "ves.video_id") == video_id
