@@ -87,7 +87,7 @@ async def execute_video(
     detector: Annotated[
         str | None,
         Field(
-            description="`motion` plus any of `+person` (which moving things are people), "
+            description="`motion` plus any of `+person` (people, a learned detector), "
             "`+face` (faces) and `+ocr` (text), e.g. `motion+person+ocr` (the default); or "
             "`yolo` with `+face` / `+ocr`; a YOLO model that cannot run falls back to motion "
             "(the cost report says so)."

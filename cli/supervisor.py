@@ -277,10 +277,23 @@ def _banner(settings: Settings) -> str:
             f"  Logs         {(settings.data_dir / 'logs').resolve()} (Prefect server and worker)",
             "Get an API key:  .venv/bin/ves keys create --tenant my-team",
             f"Or a demo workspace:  curl -X POST {base}/api/public/onboarding/demo-video",
+            *_detector_warning(settings),
             "Stop with Ctrl-C.",
             "",
         ]
     )
+
+
+def _detector_warning(settings: Settings) -> list[str]:
+    """A line saying the person network is unusable (runs then fall back to motion only)."""
+    from flows.readiness import probe_person_model
+    from ves.errors import DetectorUnavailable
+
+    try:
+        probe_person_model(settings)
+    except DetectorUnavailable as exc:
+        return [f"WARNING: {exc.detail}; runs fall back to motion only (GET /readyz says so)."]
+    return []
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -6,6 +6,9 @@
 - ``artifact_storage``: a file can be written and removed in the artifact tree;
 - ``prefect_api``: the Prefect server answers;
 - ``worker``: a worker of the ``ves-process`` pool polled it within ``WORKER_STALE_S``;
+- ``person_detector``: the person network of the default detector mode is there and whole
+  (its recorded sha256; ``tasks.detect.detectors.person_model``). When it is down, runs still
+  succeed: they fall back to motion only and say so in ``cost.json``'s ``fallback``;
 - ``scheduler``: the ``retention-sweep`` deployment has scheduled runs waiting. Prefect's
   scheduler keeps runs of a schedule queued ahead (hours of an hourly cron); when its loop
   fails (as with SQLAlchemy 2.1 under Prefect 3.8.8) none are ever created. Prefect's own
@@ -28,6 +31,7 @@ import httpx
 from flows.orchestrator import WORK_POOL
 from storage.catalog.database import Catalog
 from ves.clock import utc_now
+from ves.detector_mode import DetectorMode
 from ves.settings import Settings
 
 RETENTION_DEPLOYMENT = "retention-sweep/retention-sweep"
@@ -98,8 +102,21 @@ def check_readiness(settings: Settings, catalog: Catalog) -> Readiness:
         "prefect_api": prefect.api,
         "worker": prefect.worker,
         "scheduler": prefect.scheduler,
+        "person_detector": lambda: probe_person_model(settings),
     }
     return Readiness({name: timed(probe) for name, probe in probes.items()})
+
+
+def probe_person_model(settings: Settings) -> str:
+    """What the default mode's person network is (raises ``DetectorUnavailable`` when it is
+    missing or corrupt; a mode without ``person`` needs none)."""
+    from tasks.detect.detectors.person_model import DEFAULT_MODEL, check_model
+
+    if not DetectorMode.parse(settings.detector).names_people:
+        return f"not used by the default mode {settings.detector}"
+    path = settings.person_model or DEFAULT_MODEL
+    check_model(path)
+    return f"ready: {path.name}"
 
 
 def _probe_catalog(catalog: Catalog) -> str:

@@ -283,7 +283,14 @@ def test_readyz_names_every_part_and_ves_status_agrees(service: Service) -> None
     ready = httpx.get(f"{service.url}/readyz", timeout=30)
     assert ready.status_code == 200, ready.text
     body = ready.json()
-    parts = ["catalog", "artifact_storage", "prefect_api", "worker", "scheduler"]
+    parts = [
+        "catalog",
+        "artifact_storage",
+        "prefect_api",
+        "worker",
+        "scheduler",
+        "person_detector",
+    ]
     assert list(body["checks"]) == parts and body["failing"] == []
     assert all(c["state"] == "ok" and c["latency_ms"] >= 0 for c in body["checks"].values())
     assert "scheduled runs of retention-sweep" in body["checks"]["scheduler"]["detail"]

@@ -2,8 +2,8 @@
 
 A mode is written ``<physical>[+<extra>...]``: one physical detector, whose boxes become the
 scene's physical objects (``motion`` finds whatever moves and needs no model; ``yolo`` names
-objects with a model the user gives), then the extras that add to it: ``person`` names the moving
-things that are people (HOG, shipped with OpenCV; with ``motion`` only: a YOLO model's classes
+objects with a model the user gives), then the extras that add to it: ``person`` finds the people
+(a learned pedestrian network, tracked by detection; with ``motion`` only: a YOLO model's classes
 win), ``face`` finds faces (CenterFace), ``ocr`` reads the text in the video. Extras may be
 written in any order and are kept in ``EXTRAS`` order. Settings, execute, the detect stage,
 ``cost.json`` and Ask all speak in these strings; everywhere else asks this value
@@ -21,7 +21,7 @@ from itertools import combinations
 
 PHYSICAL = ("yolo", "motion")  # whose boxes become the physical objects, in order of preference
 EXTRAS = ("person", "face", "ocr")  # the order they run and are written in
-_EXTRAS_OF = {"motion": EXTRAS, "yolo": ("face", "ocr")}  # a YOLO model's classes win over HOG's
+_EXTRAS_OF = {"motion": EXTRAS, "yolo": ("face", "ocr")}  # a YOLO model's classes win over the person network's
 MODES = tuple(
     "+".join((physical, *extras))
     for physical in ("motion", "yolo")
@@ -31,7 +31,7 @@ MODES = tuple(
 _SEES = {
     "motion": "things that move",
     "yolo": "the classes of its YOLO model and where they move",
-    "person": "which moving things are people",
+    "person": "people",
     "face": "faces",
     "ocr": "text shown in the video",
 }

@@ -32,6 +32,11 @@ _READY_EXAMPLE = {
             "latency_ms": 9.8,
             "detail": "3 scheduled runs of retention-sweep/retention-sweep",
         },
+        "person_detector": {
+            "state": "ok",
+            "latency_ms": 0.1,
+            "detail": "ready: pedestrian_ssdlite.onnx",
+        },
     },
 }
 
@@ -49,7 +54,8 @@ def healthz() -> Liveness:
         "`latency_ms` and what it saw: `catalog` answers, `artifact_storage` is writable, "
         "`prefect_api` answers, a `worker` of the `ves-process` pool polled within 90 s, and the "
         "`scheduler` keeps runs of the hourly `retention-sweep` queued (none means Prefect's "
-        "scheduler is failing). 200 when every part is ok, else 503 with the failing parts "
+        "scheduler is failing), and the default mode's `person_detector` network is there and "
+        "whole (missing or corrupt: runs fall back to motion only and say so). 200 when every part is ok, else 503 with the failing parts "
         "named in `failing`. `ves status` prints the same."
     ),
     responses={

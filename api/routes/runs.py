@@ -81,7 +81,7 @@ EXECUTE_EXAMPLES = {
         "request. Follow the run in the video's `latest_run` (`stage`, `progress`). A video that "
         "is already `queued` or `running` answers 409 `conflict`. The body is optional. "
         "`detector` chooses what is detected: `motion` (whatever moves) plus any of `+person` "
-        "(moving things that are people: OpenCV's HOG people detector), `+face` (faces: "
+        "(people: a learned pedestrian detector on onnxruntime, tracked by detection), `+face` (faces: "
         "CenterFace, linked to their person by `part_of`) and `+ocr` (text); the default is "
         "`motion+person+ocr`; `yolo` (a YOLO ONNX model's classes) with `+face` / `+ocr`. A "
         "model that is missing or fails makes the run fall back (a YOLO run to motion), "

@@ -15,8 +15,9 @@ import pyarrow as pa
 
 from storage.artifacts.hit_schema import HITS
 
-SCHEMA_VERSION = 6  # 3: objects.colour, objects.colour_confidence; 4: identities (tracks, objects);
-# 5: frames.held, timeline.end_s and its still rows (the activity gate); 6: hits (the search)
+SCHEMA_VERSION = 7  # 3: objects.colour, objects.colour_confidence; 4: identities (tracks, objects);
+# 5: frames.held, timeline.end_s and its still rows (the activity gate); 6: hits (the search);
+# 7: tracks.estimated (person tracks by detection, gaps filled)
 
 _BOX = pa.list_(pa.float32(), 4)
 _IDS = pa.list_(pa.string())
@@ -114,7 +115,18 @@ _IDENTITY_DOC = (
 
 # The columns of DETECTIONS, and the identity each kept box's object belongs to.
 TRACKS = pa.schema(
-    [*DETECTIONS, _col("identity_id", pa.string(), _IDENTITY_DOC)],
+    [
+        *DETECTIONS,
+        _col("identity_id", pa.string(), _IDENTITY_DOC),
+        _col(
+            "estimated",
+            pa.bool_(),
+            "The box was not seen by a detector there: a person's box filled in between two "
+            "sightings of the same person (interpolated, tasks.track.people), or a thing's "
+            "share of a region of change that held several (tasks.track.merges). Null in runs "
+            "of schema version 6 or older.",
+        ),
+    ],
     metadata={
         "doc": "The detections kept by tracking, each with the object (track_id) it belongs "
         "to and that object's identity."

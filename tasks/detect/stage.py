@@ -109,9 +109,7 @@ def _run(config: Any, views: Sequence[FrameView], report: DetectReport) -> Detec
         "boxes": len(found),
         "seconds": round(time.perf_counter() - started, 4),
     }
-    for counter in ("looks", "carried"):  # the person detector's boxes looked at, and not
-        if hasattr(detector, counter):
-            report.detectors[detector.name][counter] = getattr(detector, counter)
+    report.detectors[detector.name].update(getattr(detector, "counters", {}))
     return found
 
 

@@ -2,6 +2,7 @@
 
 Under the run's scratch folder, ``frames/`` holds one JPEG per sampled frame at the thumbnail
 size (``0000042.jpg``), ``frames/text/`` the full-size frames kept for reading text (same
+names), ``frames/people/`` every frame at the person detector's size when it runs (same
 names), ``frames/glances.u8`` every sampled frame's glance, one after the other (see
 ``tasks.sample.text_looks``), and ``frames/analysis.u8`` every sampled frame at the analysis
 size, raw RGB: motion reads each frame once or twice, and decoding a JPEG each time cost more
@@ -23,6 +24,7 @@ from PIL import Image
 Frame = npt.NDArray[np.uint8]
 FRAMES_DIR = "frames"
 TEXT_DIR = "text"  # beside the sampled JPEGs: full-size frames kept for reading text
+PEOPLE_DIR = "people"  # beside them: every frame at the person detector's size (if it runs)
 GLANCES = "glances.u8"
 ANALYSIS = "analysis.u8"  # every sampled frame at the analysis size, RGB, one after the other
 

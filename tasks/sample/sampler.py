@@ -19,7 +19,14 @@ from PIL import Image
 
 from tasks.context import ComputeBudget
 from tasks.decode.stage import SourceInfo
-from tasks.sample.frames import ANALYSIS, GLANCES, TEXT_DIR, frame_name, link_or_copy
+from tasks.sample.frames import (
+    ANALYSIS,
+    GLANCES,
+    PEOPLE_DIR,
+    TEXT_DIR,
+    frame_name,
+    link_or_copy,
+)
 from tasks.sample.gate import Gate, GateCount
 from tasks.sample.scene_score import scene_score, tiny_grey, tiny_step
 from tasks.sample.text_looks import LookConfig, LookPlanner, glance_of
@@ -33,6 +40,7 @@ class SampleConfig:
     thumbnail_width: int
     scene_cut_threshold: float
     text_width: int = 0  # width of the frames kept for reading text; 0: keep none
+    person_width: int = 0  # width of the frames kept for the person detector; 0: keep none
     skip_loop_filter: bool = False  # decode without the deblocking filter (see Settings)
     looks: LookConfig = field(default_factory=LookConfig)
     budget: ComputeBudget | None = None  # max_compute_s: sampling stops where it runs out
@@ -84,6 +92,7 @@ class Sampler:
         self.thumb_size = scaled_size(source.width, source.height, cfg.thumbnail_width)
         self.tiny_step = tiny_step(self.thumb_size[0])
         self.text_size = scaled_size(source.width, source.height, cfg.text_width)
+        self.person_size = scaled_size(source.width, source.height, cfg.person_width)
         self.turns = source.rotation // 90 % 4  # quarter turns counterclockwise to be upright
         step = 1.0 / cfg.sample_fps
         self.next_t = math.ceil(span.decode_from_s / step - 1e-6) * step
@@ -98,6 +107,8 @@ class Sampler:
         self.last_held_t = 0.0
         self.gated = GateCount()  # packets the gate fed to the decoder, and skipped
         (frames / TEXT_DIR).mkdir(exist_ok=True)
+        if cfg.person_width:
+            (frames / PEOPLE_DIR).mkdir(exist_ok=True)
         self.glance_file = (frames / GLANCES).open("wb")
         self.analysis_file = (frames / ANALYSIS).open("wb")
 
@@ -124,9 +135,19 @@ class Sampler:
         self.budget_stop_s = t
         return True
 
+    def _thumbnail(self, frame: av.VideoFrame, index: int) -> npt.NDArray[np.uint8]:
+        """The thumbnail; where the person detector runs, its larger frame is kept first and
+        the thumbnail scaled from it (one conversion of the decoded frame, not two)."""
+        if not self.cfg.person_width or self.person_size[0] <= self.thumb_size[0]:
+            return self.upright(frame, self.thumb_size)
+        people = self.upright(frame, self.person_size)
+        path = self.frames_dir / PEOPLE_DIR / frame_name(index)
+        Image.fromarray(people).save(path, format="JPEG", quality=90)
+        return np.asarray(cv2.resize(people, self.thumb_size, interpolation=cv2.INTER_AREA))
+
     def keep(self, frame: av.VideoFrame, t: float) -> None:
-        rgb = self.upright(frame, self.thumb_size)
         index = len(self.rows)
+        rgb = self._thumbnail(frame, index)
         Image.fromarray(rgb).save(self.frames_dir / frame_name(index), format="JPEG", quality=85)
         analysis = cv2.resize(rgb, self.analysis_size, interpolation=cv2.INTER_AREA)
         analysis_bytes = np.ascontiguousarray(analysis, dtype=np.uint8).tobytes()
@@ -154,6 +175,9 @@ class Sampler:
             link_or_copy(
                 self.frames_dir / frame_name(self.last.index), self.frames_dir / frame_name(index)
             )
+            people = self.frames_dir / PEOPLE_DIR / frame_name(self.last.index)
+            if people.exists():
+                link_or_copy(people, self.frames_dir / PEOPLE_DIR / frame_name(index))
             self.analysis_file.write(self.last.analysis)
             if self.last.glance is not None:
                 self.glance_file.write(self.last.glance)

@@ -307,6 +307,7 @@ def sample_config(ctx: RunContext, gate: Gate | None = None) -> SampleConfig:
         settings.thumbnail_width,
         settings.scene_cut_threshold,
         text_width=settings.ocr_width if ctx.detector_mode.reads_text else 0,
+        person_width=settings.person_width if ctx.detector_mode.names_people else 0,
         skip_loop_filter=settings.skip_loop_filter,
         looks=LookConfig(settings.ocr_looks_per_minute, settings.ocr_min_gap_s),
         budget=ctx.budget,

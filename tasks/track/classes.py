@@ -21,6 +21,7 @@ them (``part_of``, in the world state).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,3 +97,23 @@ def apply_votes(tracks: Detections, votes: dict[int, ClassVote]) -> Detections:
         names,
         tracks.texts,
     )
+
+
+def join_classes(parts: Sequence[Detections]) -> Detections:
+    """The rows of ``parts`` one after the other, each keeping its class name (the parts may
+    name their classes differently: motion tracks and person tracks)."""
+    names = tuple(dict.fromkeys(n for part in parts for n in part.class_names)) or ("motion",)
+    remapped = [
+        Detections(
+            p.boxes,
+            p.scores,
+            np.asarray([names.index(p.class_names[c]) for c in p.class_ids], dtype=np.int64),
+            p.frame_index,
+            p.t_s,
+            p.track_ids,
+            names,
+            p.texts,
+        )
+        for p in parts
+    ]
+    return Detections.concatenate(remapped) if remapped else Detections.empty(names)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 from prefect import get_run_logger, task
@@ -20,17 +21,23 @@ from prefect.cache_policies import NONE
 
 from storage.artifacts.layout import read_rows, read_table, write_table
 from tasks.context import RunContext
-from tasks.detect.detectors.person import PERSON_CLASS, PersonConfig
+from tasks.detect.detectors.person import PERSON_CLASS
 from tasks.detect.text_tracks import explained_by_text
 from tasks.detections import Detections, detections_from_table, detections_to_table
+from tasks.geometry import INSIDE, inside_share
 from tasks.sample.frames import Frame, frame_name, read_rgb
 from tasks.track.appearance import detection_looks
 from tasks.track.bytetrack import BoolArray, TrackerConfig
-from tasks.track.classes import apply_votes, vote_classes
+from tasks.track.classes import MIN_SHARE, join_classes
 from tasks.track.continuity import ids_across_cuts
 from tasks.track.identities import identify_tracks
+from tasks.track.people import track_people
 from tasks.track.sequence import track_detections, tracked_boxes
 from ves.ids import new_id
+
+F64 = npt.NDArray[np.float64]
+FrameAt = Callable[[int], Frame | None] | None
+Looks = Callable[[Detections], F64 | None]
 
 # A thing seen for less than this is no object of the scene graph: on random scenes such
 # tracks were fragments (the sliver a moving object uncovers, a blob split off at a crossing).
@@ -44,17 +51,24 @@ def _rows(table: pa.Table, detector: str) -> pa.Table:
     return table.filter(pc.equal(table.column("detector"), detector))
 
 
-def named_tracks(tracks: Detections, table: pa.Table, estimated: BoolArray) -> Detections:
-    """Motion tracks with the class the person detector's looks agree on (unchanged without
-    any person rows). Only the boxes the detector gave vote: an ``estimated`` row (a track's
-    share of a merged region) is where the tracker put a thing, and the person detector looked
-    at the whole region, not at it."""
-    people = _rows(table, PERSON_CLASS)
-    if not people.num_rows or not len(tracks):
-        return tracks
-    found = detections_from_table(people)
-    votes = vote_classes(tracks.select(~estimated), found, PERSON_CLASS, PersonConfig().min_height)
-    return apply_votes(tracks, votes)
+def without_people(tracks: Detections, estimated: BoolArray, people: Detections) -> BoolArray:
+    """Which rows of the motion ``tracks`` to keep: a motion track most of whose seen rows hold
+    a tracked person (a person's box mostly inside its region of change) was that person's
+    region, and the person track is the object; regions that held nobody stay ``motion``
+    objects (a cart, a door, a vehicle)."""
+    keep = np.ones(len(tracks), bool)
+    if not len(people) or not len(tracks):
+        return keep
+    holds = np.zeros(len(tracks), bool)
+    for index in np.intersect1d(tracks.frame_index, people.frame_index):
+        rows = np.flatnonzero(tracks.frame_index == index)
+        inside = inside_share(people.boxes[people.frame_index == index], tracks.boxes[rows])
+        holds[rows] = (inside >= INSIDE).any(axis=0)
+    for track_id in np.unique(tracks.track_ids):
+        rows = (tracks.track_ids == track_id) & ~estimated
+        if rows.any() and holds[rows].mean() >= MIN_SHARE:
+            keep[tracks.track_ids == track_id] = False
+    return keep
 
 
 def face_tracks(table: pa.Table) -> pa.Table | None:
@@ -69,11 +83,15 @@ def face_tracks(table: pa.Table) -> pa.Table | None:
     return with_identities(detections_to_table(tracked, "face", ids), None)
 
 
-def with_identities(table: pa.Table, identities: list[str] | None) -> pa.Table:
+def with_identities(
+    table: pa.Table, identities: list[str] | None, estimated: BoolArray | None = None
+) -> pa.Table:
     """A ``detections``-schema table with each row's ``identity_id`` (all null when None: texts
-    and faces are no appearances of a thing)."""
+    and faces are no appearances of a thing) and whether its box is ``estimated``."""
     values: list[str | None] = [None] * table.num_rows if identities is None else [*identities]
-    return table.append_column("identity_id", pa.array(values, pa.string()))
+    table = table.append_column("identity_id", pa.array(values, pa.string()))
+    flags = np.zeros(table.num_rows, bool) if estimated is None else estimated
+    return table.append_column("estimated", pa.array(flags, pa.bool_()))
 
 
 def thumbnail_reader(frames_dir: str | Path) -> Callable[[int], Frame | None]:
@@ -105,46 +123,109 @@ def scene_cuts(frames: Sequence[Mapping[str, Any]]) -> list[float]:
     ]
 
 
+def motion_tracks(
+    table: pa.Table, physical: str, looks_at: Looks, cuts_s: Sequence[float]
+) -> tuple[Detections, BoolArray]:
+    """The ``physical`` detector's rows tracked (regions of change, or a YOLO model's boxes),
+    ended at certain cuts; motion tracks that are only text appearing are dropped."""
+    dets = detections_from_table(_rows(table, physical))
+    tracks, estimated = tracked_boxes(
+        dets, TrackerConfig(min_track_s=MIN_TRACK_S), looks=looks_at(dets)
+    )
+    ids = ids_across_cuts(tracks, cuts_s, MIN_TRACK_S)
+    tracks, estimated = tracks.select(ids >= 0).with_track_ids(ids[ids >= 0]), estimated[ids >= 0]
+    text_rows = _rows(table, "ocr")
+    if physical == "motion" and text_rows.num_rows:
+        drop = explained_by_text(tracks, detections_from_table(text_rows))
+        kept = ~np.isin(tracks.track_ids, drop)
+        tracks, estimated = tracks.select(kept), estimated[kept]
+    return tracks, estimated
+
+
+def people_tracks(
+    table: pa.Table, looks_at: Looks, cuts_s: Sequence[float], frame_times: F64
+) -> tuple[Detections, BoolArray]:
+    """The person detector's boxes tracked by detection over the whole recording
+    (``tasks.track.people``), ended at certain cuts."""
+    dets = detections_from_table(_rows(table, PERSON_CLASS))
+    looks = looks_at(dets)
+    tracks, estimated = track_people(
+        dets, frame_times, None if looks is None else looks.astype(np.float32)
+    )
+    ids = ids_across_cuts(tracks, cuts_s, MIN_TRACK_S)
+    return tracks.select(ids >= 0).with_track_ids(ids[ids >= 0]), estimated[ids >= 0]
+
+
+def _physical_parts(
+    table: pa.Table, physical: str, looks_at: Looks, cuts_s: Sequence[float], frame_times: F64
+) -> list[tuple[str, Detections, BoolArray]]:
+    """``(detector, tracks, estimated)`` of every kind of physical object: the physical
+    detector's tracks and, where the person detector ran with ``motion``, the person tracks
+    (the motion tracks that were only people's regions of change dropped)."""
+    tracks, estimated = motion_tracks(table, physical, looks_at, cuts_s)
+    if physical != "motion" or not _rows(table, PERSON_CLASS).num_rows:
+        return [(physical, tracks, estimated)]
+    people, people_estimated = people_tracks(table, looks_at, cuts_s, frame_times)
+    keep = without_people(tracks, estimated, people)
+    return [
+        (physical, tracks.select(keep), estimated[keep]),
+        (PERSON_CLASS, people, people_estimated),
+    ]
+
+
+def _identified(
+    parts: list[tuple[str, Detections, BoolArray]], frame_at: FrameAt
+) -> list[pa.Table]:
+    """Each part as a ``tracks`` table with object ids and identities (one numbering over all
+    parts, so a person and a moving thing are never one identity's tracks by accident)."""
+    offset, renumbered = 0, []
+    for _, tracks, _ in parts:
+        renumbered.append(tracks.with_track_ids(tracks.track_ids + offset))
+        offset += int(tracks.track_ids.max(initial=0))
+    joined = join_classes(renumbered)
+    numbers = identify_tracks(joined, frame_at)
+    identity_ids = {n: new_id("idn") for n in sorted(set(numbers.values()))}
+    out = []
+    for (detector, _, estimated), tracks in zip(parts, renumbered, strict=True):
+        object_ids = {int(t): new_id("obj") for t in np.unique(tracks.track_ids)}
+        identities = [identity_ids[numbers[int(t)]] for t in tracks.track_ids]
+        table = detections_to_table(tracks, detector, object_ids)
+        out.append(with_identities(table, identities, estimated))
+    return out
+
+
 def track_table(
     table: pa.Table,
     physical: str,
-    frame_at: Callable[[int], Frame | None] | None = None,
+    frame_at: FrameAt = None,
     cuts_s: Sequence[float] = (),
+    frame_times: F64 | None = None,
 ) -> tuple[pa.Table, int]:
     """``tracks.parquet`` from ``detections.parquet`` (the pure core of the stage).
 
     The ``physical`` detector's rows are tracked (with each box's colours when ``frame_at``
     gives the sampled frames' pictures, see ``tasks.track.appearance``), and a track that does
     not carry on across a scene cut at ``cuts_s`` is ended there (``tasks.track.continuity``);
-    text rows come tracked by the OCR and are kept as they are; motion tracks that are only
-    text appearing are dropped; motion tracks are named by the person detector's looks and
-    linked into identities by their looks in the same pictures; faces are tracked on their own.
+    where the person detector ran, its boxes are tracked by detection over the whole recording
+    (``tasks.track.people``, gaps filled on the sampled frames of ``frame_times``) and the
+    motion tracks that were only those people's regions are dropped; text rows come tracked by
+    the OCR and are kept as they are; motion tracks that are only text appearing are dropped;
+    physical tracks are linked into identities by their looks; faces are tracked on their own.
     """
-    dets = detections_from_table(_rows(table, physical))
-    text_rows = _rows(table, "ocr")
-    looks = None if frame_at is None else detection_looks(dets, frame_at).astype(np.float64)
-    tracks, estimated = tracked_boxes(dets, TrackerConfig(min_track_s=MIN_TRACK_S), looks=looks)
-    ids = ids_across_cuts(tracks, cuts_s, MIN_TRACK_S)
-    tracks, estimated = tracks.select(ids >= 0).with_track_ids(ids[ids >= 0]), estimated[ids >= 0]
-    if physical == "motion" and text_rows.num_rows:
-        drop = explained_by_text(tracks, detections_from_table(text_rows))
-        kept = ~np.isin(tracks.track_ids, drop)
-        tracks, estimated = tracks.select(kept), estimated[kept]
-    if physical == "motion":
-        tracks = named_tracks(tracks, table, estimated)
-    object_ids = {int(t): new_id("obj") for t in np.unique(tracks.track_ids)}
-    numbers = identify_tracks(tracks, frame_at)
-    identity_ids = {n: new_id("idn") for n in sorted(set(numbers.values()))}
-    identities = [identity_ids[numbers[int(t)]] for t in tracks.track_ids]
-    parts = [
-        with_identities(detections_to_table(tracks, physical, object_ids), identities),
-        with_identities(text_rows, None),
-    ]
+    if frame_times is None:
+        frame_times = np.unique(table.column("t_s").to_numpy()).astype(np.float64)
+
+    def looks_at(dets: Detections) -> F64 | None:
+        return None if frame_at is None else detection_looks(dets, frame_at).astype(np.float64)
+
+    parts = _physical_parts(table, physical, looks_at, cuts_s, frame_times)
+    tables = _identified(parts, frame_at)
+    tables.append(with_identities(_rows(table, "ocr"), None))
     faces = face_tracks(table)
     if faces is not None:
-        parts.append(faces)
-    count = sum(len(set(part.column("track_id").to_pylist())) for part in parts)
-    return pa.concat_tables(parts), count
+        tables.append(faces)
+    count = sum(len(set(part.column("track_id").to_pylist())) for part in tables)
+    return pa.concat_tables(tables), count
 
 
 @task(name="track", cache_policy=NONE)
@@ -155,8 +236,9 @@ def track_task(ctx: RunContext, physical: str, frames_dir: str | None = None) ->
     out = ctx.layout.out_dir
     table = read_table(out, "detections")
     frame_at = None if frames_dir is None else thumbnail_reader(frames_dir)
-    cuts = scene_cuts(read_rows(out, "frames"))
-    tracks, count = track_table(table, physical, frame_at, cuts)
+    frames = read_rows(out, "frames")
+    times = np.asarray([row["t_s"] for row in sorted(frames, key=lambda r: r["sample_index"])])
+    tracks, count = track_table(table, physical, frame_at, scene_cuts(frames), times)
     write_table(out, "tracks", tracks)
     get_run_logger().info("%d tracks from %d boxes", count, table.num_rows)
     return count

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 
@@ -31,3 +33,18 @@ def test_openapi_documents_every_route_with_a_description(anon: httpx.Client) ->
         for method, operation in operations.items():
             assert operation.get("description") or operation.get("summary"), (method, path)
     assert anon.get("/docs").status_code == 200
+
+
+def test_a_corrupt_person_model_is_named_by_readiness(
+    anon: httpx.Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A person network that is not the committed file (a truncated copy put in its place is
+    the same case: the sha256 differs) is ``person_detector`` down, with the reason."""
+    from tasks.detect.detectors import person_model
+
+    broken = tmp_path / "pedestrian_ssdlite.onnx"
+    broken.write_bytes(person_model.DEFAULT_MODEL.read_bytes()[:1000])
+    monkeypatch.setattr(person_model, "DEFAULT_MODEL", broken)
+    checks = anon.get("/readyz").json()["checks"]
+    assert checks["person_detector"]["state"] == "down"
+    assert "corrupt" in checks["person_detector"]["detail"], checks["person_detector"]

@@ -54,7 +54,14 @@ def test_a_processed_video_is_read_back_from_the_metrics(
     assert value(scrape, "ves_read_cache_requests_total", outcome="miss") >= 1
     assert value(scrape, "ves_read_cache_bytes") > 0
     ready = {dict(labels)["check"]: v for (n, labels), v in scrape.items() if n == "ves_ready"}
-    assert set(ready) == {"catalog", "artifact_storage", "prefect_api", "worker", "scheduler"}
+    assert set(ready) == {
+        "catalog",
+        "artifact_storage",
+        "prefect_api",
+        "worker",
+        "scheduler",
+        "person_detector",
+    }
     assert ready["catalog"] == ready["artifact_storage"] == 1
     assert value(scrape, "ves_processed_video_seconds_total") == 20.0  # the lobby: 20 s
     route = "/api/product/videos/{video_id}/execute"

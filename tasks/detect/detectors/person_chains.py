@@ -1,30 +1,19 @@
-"""Which motion boxes the ``person`` detector must look at, and what a look it skips found.
+"""Which motion boxes the ``person`` detector need not look at again.
 
-The track stage names a moving thing by the share of its looks that agreed
-(``tasks.track.classes``). On active footage most looks repeat what the thing's earlier looks
-said: HOG ran around every tall motion box of every sampled frame, and on a 10-minute 1080p clip
-two shapes crossing and stopping cost most of the detect stage. Detection runs before tracking,
-so the detector follows its boxes itself, frame to frame:
+Between sweeps the person network looks at crops around the motion boxes. A moving thing that is
+no person (a cart, a door, a synthetic blob) would cost a look on every sampled frame for as long
+as it moves, so the detector follows its motion boxes itself, frame to frame:
 
-* CHAIN. A tall motion box continues the chain of a box of the previous sampled frame when one
-  of the two lies mostly inside the other (``link``), and neither box has another such link. A
-  box linked to two (a merge), two boxes linked to one (a split), a box with no box before it
-  (new, or back after an occlusion: a frame without the box ends its chain) starts a new chain.
-* SETTLED. A chain is settled once its last ``settle_looks`` real looks were all explained by
-  people (by the vote's own rule, ``tasks.geometry.explained_rows``), or its last
-  ``settle_not_looks`` all not: HOG misses a turned or half-hidden person far more often than it
-  fires on something else (recall 0.73 against precision 0.98 a look on the street clip). A
-  settled chain is not looked at while its box keeps its size (within ``resize``) and less than
-  ``recheck_s`` has passed since its last real look; otherwise it is looked at again, and a look
-  that disagrees unsettles it. The look a second (``recheck_s``) is what keeps the street clip's
-  classes: without it (3 and 6 looks to settle, or 3 and 3) a person whose box stayed settled
-  through a stretch HOG would have seen otherwise was left ``motion`` (17 of 20 tracks right
-  instead of 18 with every look).
-* CARRIED. For a box not looked at, the detector gives what its chain's last look found: none
-  for a chain settled as no person; for a settled person, that look's people moved and scaled
-  with the box (the same place in the box). Every tall row of a track still has one look's
-  answer, so the vote's count of looks and its share are the ones it would get if each skipped
-  look had seen what the chain's settled looks saw.
+* CHAIN. A motion box continues the chain of a box of the previous sampled frame when one of the
+  two lies mostly inside the other (``link``), and neither box has another such link. A box
+  linked to two (a merge), two boxes linked to one (a split), a box with no box before it (new,
+  or back after an occlusion) starts a new chain.
+* SETTLED. A chain is settled once its last ``settle_not_looks`` real looks all found no people
+  explaining its box (the rule of ``tasks.geometry.explained_rows``). A settled chain is not
+  looked at while its box keeps its size (within ``resize``) and less than ``recheck_s`` has
+  passed since its last real look; otherwise it is looked at again, and a look that finds a
+  person unsettles it. Chains that held people never settle (``settle_looks`` is set out of
+  reach): a person's box is wanted on every frame, for tracking by detection.
 """
 
 from __future__ import annotations
@@ -69,13 +58,6 @@ def relative(people: FloatArray, box: FloatArray) -> FloatArray:
     return np.asarray((people - origin) / size, np.float32)
 
 
-def absolute(people: FloatArray, box: FloatArray) -> FloatArray:
-    """The inverse of ``relative``: box coordinates back to the frame's."""
-    origin = np.tile(box[:2], 2)
-    size = np.tile(box[2:] - box[:2], 2)
-    return np.asarray(np.clip(people * size + origin, 0.0, 1.0), np.float32)
-
-
 class LookPlanner:
     """Follows the tall motion boxes frame by frame; says which to look at (see the module)."""
 
@@ -88,7 +70,6 @@ class LookPlanner:
         self.recheck_s = recheck_s
         self.chains: list[Chain] = []
         self.looks = 0  # boxes looked at
-        self.carried = 0  # boxes answered from their chain's settled looks
 
     def follow(self, index: int, boxes: FloatArray) -> list[Chain]:
         """The chain of each box of sampled frame ``index`` (frames in order, call once each)."""
@@ -130,10 +111,3 @@ class LookPlanner:
         chain.agreed.append(explained(chain.box, people))
         chain.looked_box, chain.looked_t = chain.box.copy(), t_s
         chain.people, chain.scores = relative(people, chain.box), scores
-
-    def carry(self, chain: Chain) -> tuple[FloatArray, FloatArray]:
-        """What the settled ``chain``'s last look found, placed in its box of now."""
-        self.carried += 1
-        if not chain.agreed[-1]:
-            return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
-        return absolute(chain.people, chain.box), chain.scores

@@ -60,7 +60,9 @@ def configs_for(mode: DetectorMode, settings: Settings, yolo_model: Path | None)
             )
         )
     if mode.names_people:
-        configs.append(PersonConfig())
+        configs.append(
+            PersonConfig(model_path=settings.person_model, threads=settings.onnx_threads)
+        )
     if mode.finds_faces:
         configs.append(FaceConfig(model_path=settings.face_model, threads=settings.onnx_threads))
     if mode.reads_text:

@@ -98,6 +98,23 @@ def test_a_yolo_mode_without_a_model_falls_back_and_says_so(
     )
 
 
+def test_a_corrupt_person_model_falls_back_to_motion_and_says_so(
+    lobby_frames: SampledFrames, tmp_path: Path
+) -> None:
+    broken = tmp_path / "person.onnx"
+    broken.write_bytes(b"\x08\x01 not a network")
+    mode = DetectorMode.parse("motion+person")
+    settings = Settings(data_dir=tmp_path, person_model=broken)
+    found, report = detect_frames(
+        lobby_frames, list(lobby_frames.rows), configs_for(mode, settings, None), mode
+    )
+    assert set(found) == {"motion"} and str(report.mode) == "motion"
+    assert report.fallback_reason is not None and "person model" in report.fallback_reason
+    assert report.notes() == (
+        f"detector fallback: asked for motion+person, ran motion ({report.fallback_reason})",
+    )
+
+
 def test_yolo_runs_only_where_motion_was_seen(
     lobby_frames: SampledFrames, settings: Settings, colour_model: Path
 ) -> None:

@@ -14,7 +14,6 @@ from tasks.geometry import box_iou
 from tasks.track.appearance import BINS
 from tasks.track.merges import LiveTracks, moved_inside, split_merged
 from tasks.track.sequence import track_detections, tracked_boxes
-from tasks.track.stage import named_tracks
 
 STEP = 0.2  # 5 sampled frames a second
 FRAMES = 45
@@ -196,26 +195,3 @@ def test_the_split_rows_and_only_they_are_marked_estimated() -> None:
         for f, b in zip(tracked.frame_index, tracked.boxes, strict=True)
     ]
     assert estimated.tolist() == made and 4 <= estimated.sum() < len(estimated)
-
-
-def test_estimated_rows_do_not_vote_on_the_class() -> None:
-    """A person seen alone for 5 frames (the detector found them each time), then in a merged
-    region for 7 (where the person detector, looking at the whole region, found nobody it
-    could place in the track's share): the looks of the person, not the tracker's estimates,
-    name the track."""
-    boxes = np.array([thing(0.1 + 0.02 * f) for f in range(12)])
-    track = boxes_at(boxes, np.arange(12)).with_track_ids(np.ones(12, dtype=np.int64))
-    estimated = np.arange(12) >= 5
-    people = Detections(
-        boxes[:5].astype(np.float32),
-        np.full(5, 0.9, dtype=np.float32),
-        np.zeros(5, dtype=np.int64),
-        np.arange(5, dtype=np.int64),
-        (STEP * np.arange(5)).astype(np.float32),
-        class_names=("person",),
-    )
-    table = pa.concat_tables(
-        [detections_to_table(track, "motion", {}), detections_to_table(people, "person", {})]
-    )
-    assert named_tracks(track, table, estimated).class_of(0) == "person"
-    assert named_tracks(track, table, np.zeros(12, dtype=bool)).class_of(0) == "motion"

@@ -1,0 +1,155 @@
+"""Pass 1 of ``tasks.track.people``: TRACKLETS, runs of boxes surely of one person.
+
+Per sampled frame, in time order, each tracklet's box is predicted and the frame's boxes are
+matched to the predictions (Hungarian on IoU, ByteTrack's two tiers: confident boxes first,
+weak ones to the tracklets left; only a confident box starts a tracklet). Three rules make the
+tracklets SURE, so that linking (pass 2) never has to undo a jump inside one:
+
+* PREDICTION on a straight line fitted to the last ``SIDE_ROWS`` boxes: at 5 fps a walker
+  moves about half a box width a frame, as much as a box jitters, so a place and a velocity
+  from the last box or two are mostly jitter; a walker's velocity changes over seconds.
+* LOOKS GATE a match as they gate a link: a box whose clean look (``appearance.clean_rows``)
+  is further than ``max_look_distance`` from the tracklet's recent clean looks is not that
+  person, whatever its place says. An unknown look (a box overlapping another) refuses nothing.
+* CONTESTS. Where two tracklets' predictions overlap as much as a match (``match_iou``) and
+  both could take one box, their places cannot tell who is who: both end there, and linking,
+  which sees both sides and the colours, decides. Tracklets predicted apart keep the
+  assignment's verdict even when a box lies between them (ending both there, as pass 1 once
+  did, cut tracklets at every near pass and left linking to guess at each cut); a pair the
+  looks tell apart has no contest, as the box is near only the one it looks like.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from tasks.detections import Detections
+from tasks.geometry import box_iou
+from tasks.track.appearance import BINS, look_distance
+from tasks.track.association import assign_pairs
+
+if TYPE_CHECKING:  # people imports this module: the settings' type only, no cycle at run time
+    from tasks.track.people import PeopleConfig
+
+F64 = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+TIME_EPS = 1e-3  # t_s is float32: a 0.6 s gap must not read as 0.6000001 s
+SIDE_ROWS = 5  # rows that summarise a tracklet's end or start: ~1 s at 5 fps, a stride or two
+
+
+@dataclass(eq=False)
+class Tracklet:
+    """Rows (indices into the detections) surely of one person, and their times."""
+
+    rows: list[int] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+
+
+def frame_groups(dets: Detections) -> dict[int, IntArray]:
+    """``frame_index`` -> the rows of that frame, for rows sorted by ``frame_index``."""
+    runs = np.split(np.arange(len(dets)), np.flatnonzero(np.diff(dets.frame_index)) + 1)
+    return {int(dets.frame_index[rows[0]]): rows for rows in runs if len(rows)}
+
+
+def build_tracklets(dets: Detections, clean: F64, times: F64, cfg: PeopleConfig) -> list[Tracklet]:
+    """Pass 1: tracklets over every sampled frame in time order (rows must be sorted by frame,
+    as ``people._canonical`` leaves them; ``clean`` ``(N, BINS)``: their clean looks, zeros
+    where unknown)."""
+    by_frame, no_rows = frame_groups(dets), np.zeros(0, dtype=np.int64)
+    active: list[Tracklet] = []
+    done: list[Tracklet] = []
+    for frame, t in enumerate(times.tolist()):
+        done += [tr for tr in active if t - tr.times[-1] > cfg.max_miss_s + TIME_EPS]
+        active = [tr for tr in active if t - tr.times[-1] <= cfg.max_miss_s + TIME_EPS]
+        active, ended = step_tracklets(active, by_frame.get(frame, no_rows), t, dets, clean, cfg)
+        done += ended
+    return done + active
+
+
+def step_tracklets(
+    active: list[Tracklet],
+    rows: IntArray,
+    t: float,
+    dets: Detections,
+    clean: F64,
+    cfg: PeopleConfig,
+) -> tuple[list[Tracklet], list[Tracklet]]:
+    """One frame's rows matched to the ``active`` tracklets: returns the tracklets active after
+    it (new ones included) and those ended at an ambiguity."""
+    rows = rows[dets.scores[rows] >= cfg.low_score]
+    preds = np.array([predict_box(tr, dets, t, cfg.max_speed) for tr in active]).reshape(-1, 4)
+    iou = box_iou(preds, dets.boxes[rows])
+    models = np.array([side_look(tr, clean, True) for tr in active]).reshape(-1, BINS)
+    unlike = look_distance(models, clean[rows]) > cfg.max_look_distance  # NaN: unknown, not
+    near = (iou >= cfg.match_iou) & ~unlike  # (tracklets, rows)
+    torn, contested = contests(near, box_iou(preds, preds) >= cfg.match_iou)
+    live = [tr for tr, cut in zip(active, torn, strict=True) if not cut]
+    iou = np.where(near & ~contested[None], iou, 0.0)[~torn]
+    high = dets.scores[rows] >= cfg.high_score
+    taken, free = np.zeros(len(rows), dtype=bool), np.ones(len(live), dtype=bool)
+    for tier in (high, ~high):  # ByteTrack: confident boxes first, weak ones to the rest
+        picks, cols = assign_pairs(np.where(free[:, None] & tier[None], iou, 0.0))
+        for pick, col in zip(picks, cols, strict=True):
+            live[pick].rows.append(int(rows[col]))
+            live[pick].times.append(t)
+        free[picks], taken[cols] = False, True
+    born = [Tracklet([int(r)], [t]) for r in rows[high & ~taken]]
+    return live + born, [tr for tr, cut in zip(active, torn, strict=True) if cut]
+
+
+def contests(near: BoolArray, same_place: BoolArray) -> tuple[BoolArray, BoolArray]:
+    """Which tracklets ``(T,)`` end and which boxes ``(B,)`` no tracklet takes, given which
+    boxes each tracklet could continue ``near`` ``(T, B)`` and which tracklets' predictions
+    overlap as much as a match (``same_place`` ``(T, T)``). A box is CONTESTED when two
+    tracklets at the same place could both continue it: their places cannot tell who is who,
+    so both end there. Two tracklets predicted apart keep their places' verdict (the assignment)
+    even when one box lies between them."""
+    pairs = near[:, None, :] & near[None, :, :] & same_place[:, :, None]  # (T, T, B)
+    pairs[np.arange(len(near)), np.arange(len(near))] = False
+    return (
+        np.asarray(pairs.any(axis=(1, 2)), dtype=bool),
+        np.asarray(pairs.any(axis=(0, 1)), dtype=bool),
+    )
+
+
+def predict_box(tracklet: Tracklet, dets: Detections, t: float, max_speed: float) -> F64:
+    """``(4,)``: the tracklet's box at ``t`` on a straight line fitted to its last ``SIDE_ROWS``
+    boxes (``fitted_velocity``). A walker's velocity changes over seconds; the last box, or the
+    last two, carry each box's jitter in full into the prediction."""
+    times = np.array(tracklet.times[-SIDE_ROWS:])
+    boxes = dets.boxes[tracklet.rows[-SIDE_ROWS:]].astype(np.float64)
+    velocity = fitted_velocity(times, boxes)
+    height = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    velocity *= speed_cap((velocity[:2] + velocity[2:]) / 2, height, max_speed)
+    return np.asarray(boxes.mean(axis=0) + velocity * (t - times.mean()), dtype=np.float64)
+
+
+def fitted_velocity(times: F64, values: F64) -> F64:
+    """The slope per second ``(K,)`` of a least-squares line through ``values`` ``(R, K)`` at
+    ``times`` ``(R,)``; zeros from a single time."""
+    offsets = times - times.mean()
+    spread = float((offsets**2).sum())
+    if spread <= 0:
+        return np.zeros(values.shape[1])
+    return np.asarray((offsets[:, None] * values).sum(axis=0) / spread, dtype=np.float64)
+
+
+def speed_cap(velocity: F64, height: float, max_speed: float) -> float:
+    """What scales a centre ``velocity`` ``(2,)`` down to ``max_speed`` box heights a second
+    (1 when slower): faster than a walk is the detector's jitter, not the person."""
+    return min(1.0, max_speed * height / max(float(np.hypot(*velocity)), 1e-12))
+
+
+def side_look(tracklet: Tracklet, clean: F64, end: bool) -> F64:
+    """``(BINS,)``: the mean of the tracklet's ``SIDE_ROWS`` clean looks nearest its end
+    (``end``) or start, summing to 1; zeros without any."""
+    known = np.array(tracklet.rows)[clean[tracklet.rows].sum(axis=1) > 0]
+    near = known[-SIDE_ROWS:] if end else known[:SIDE_ROWS]
+    look = clean[near].mean(axis=0) if len(near) else np.zeros(BINS)
+    return np.asarray(look / max(float(look.sum()), 1e-12), dtype=np.float64)
