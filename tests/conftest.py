@@ -45,8 +45,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
     ``prefect_harness`` stops its server at the session's end; a pytest killed before that
     (SIGKILL, a timeout, SIGPIPE from ``pytest | head``) leaves it running with no parent, one
-    more idle server holding a port and memory on each such run. Only servers of this venv's
-    Python whose parent is no pytest are stopped, so a concurrent pytest keeps its own.
+    more idle server holding a port and memory on each such run. Only ORPHANED servers of this
+    venv's Python are stopped: no parent, or a parent that is no Python process (init or the
+    container's subreaper adopted it). A concurrent pytest, or a benchmark running flows under
+    its own harness (``benchmarks/*.py``), keeps its own.
     """
     for process in psutil.process_iter(["cmdline"]):
         command = process.info["cmdline"] or []
@@ -54,7 +56,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             continue
         with contextlib.suppress(psutil.Error):
             parent = process.parent()
-            if parent is None or "pytest" not in " ".join(parent.cmdline()):
+            if parent is None or "python" not in parent.name():
                 process.kill()
 
 

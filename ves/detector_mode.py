@@ -21,7 +21,10 @@ from itertools import combinations
 
 PHYSICAL = ("yolo", "motion")  # whose boxes become the physical objects, in order of preference
 EXTRAS = ("person", "face", "ocr")  # the order they run and are written in
-_EXTRAS_OF = {"motion": EXTRAS, "yolo": ("face", "ocr")}  # a YOLO model's classes win over the person network's
+_EXTRAS_OF = {
+    "motion": EXTRAS,
+    "yolo": ("face", "ocr"),
+}  # a YOLO model's classes win over the person network's
 MODES = tuple(
     "+".join((physical, *extras))
     for physical in ("motion", "yolo")

@@ -52,11 +52,12 @@ def healthz() -> Liveness:
     description=(
         "Whether the service can work, part by part, each with its `state` (`ok` or `down`), "
         "`latency_ms` and what it saw: `catalog` answers, `artifact_storage` is writable, "
-        "`prefect_api` answers, a `worker` of the `ves-process` pool polled within 90 s, and the "
+        "`prefect_api` answers, a `worker` of the `ves-process` pool polled within 90 s, the "
         "`scheduler` keeps runs of the hourly `retention-sweep` queued (none means Prefect's "
         "scheduler is failing), and the default mode's `person_detector` network is there and "
-        "whole (missing or corrupt: runs fall back to motion only and say so). 200 when every part is ok, else 503 with the failing parts "
-        "named in `failing`. `ves status` prints the same."
+        "whole (missing or corrupt: runs fall back to motion only and say so). 200 when every "
+        "part is ok, else 503 with the failing parts named in `failing`. `ves status` prints "
+        "the same."
     ),
     responses={
         200: {"model": Readiness, "content": {"application/json": {"example": _READY_EXAMPLE}}},

@@ -43,14 +43,15 @@ MODEL_RATE = 0.3  # weight of a new clean look in the running mean of a track's 
 LOOK_FLOOR = 0.1  # a wholly different look scales a pair's affinity by this squared
 
 
-def box_looks(frame: Frame, boxes: F32) -> F32:
+def box_looks(frame: Frame, boxes: F32, inner: float = INNER) -> F32:
     """``(N, BINS)`` colour histograms (each summing to 1) of normalised ``(N, 4)`` boxes in an
     ``(H, W, 3)`` RGB frame; all zeros for a box with no pixel inside the frame. Only the
-    boxes' inner parts are converted (a frame's worth of HSV would cost ten times more)."""
+    boxes' ``inner`` parts are converted (a frame's worth of HSV would cost ten times more);
+    a caller that has already cut a box to what it wants counted passes 1."""
     height, width = frame.shape[:2]
     looks = np.zeros((len(boxes), BINS), dtype=np.float32)
     for row, box in enumerate(np.asarray(boxes, dtype=np.float64)):
-        x1, y1, x2, y2 = _inner(box) * np.array([width, height, width, height])
+        x1, y1, x2, y2 = _inner(box, inner) * np.array([width, height, width, height])
         left, top = max(0, int(x1)), max(0, int(y1))
         right, bottom = min(width, int(np.ceil(x2))), min(height, int(np.ceil(y2)))
         if right <= left or bottom <= top:
@@ -62,9 +63,9 @@ def box_looks(frame: Frame, boxes: F32) -> F32:
     return looks
 
 
-def _inner(box: F64) -> F64:
-    """The central ``INNER`` share of a box."""
-    centre, half = (box[:2] + box[2:]) / 2, (box[2:] - box[:2]) * INNER / 2
+def _inner(box: F64, inner: float = INNER) -> F64:
+    """The central ``inner`` share of a box's width and height."""
+    centre, half = (box[:2] + box[2:]) / 2, (box[2:] - box[:2]) * inner / 2
     return np.concatenate([centre - half, centre + half])
 
 

@@ -12,8 +12,10 @@ WHERE IT LOOKS, per sampled frame (every look is one pass of the network, about 
   overlapping tiles of 60 % (2 x 2) and 40 % (3 x 3) of its size: the network sees 300 x 300
   pixels, so a far person, 50 px tall in a 768 px frame, is 20 px at the whole frame's scale
   and 50 px in a 40 % tile, where SSD's smallest anchors are. People standing still from the
-  start are found there. Every ``sweep_s`` a light sweep (the whole frame and the 60 % tiles)
-  finds people who stopped before they were ever seen.
+  start are found there. Every ``sweep_s`` (10 s) a light sweep (the whole frame and the 60 %
+  tiles) finds people the targets below missed: one who stopped before anyone saw them move.
+  A person who moved in was a target, and a person once found stays one; so the sweep is a
+  safety net, at 5 looks in 10 s, not a cost on every frame.
 * TARGETS. In between, the network looks at crops around what may hold a person: the motion
   boxes (gated as below) and the people found on the previous frame (so a person who stops is
   still seen). Each crop is centred on its target and sized at the smallest of 40 %, 60 % or
@@ -83,7 +85,7 @@ class PersonConfig(BaseModel):
     threads: int = Field(2, ge=1, le=64)
     min_score: float = Field(0.3, ge=0.0, le=1.0)
     iou: float = Field(0.5, gt=0.0, le=1.0)
-    sweep_s: float = Field(2.0, ge=0.0)
+    sweep_s: float = Field(10.0, ge=0.0)
     min_height: float = Field(0.03, gt=0.0, le=1.0)
     settle_not_looks: int = Field(6, ge=1)
     resize: float = Field(0.25, ge=0.0)

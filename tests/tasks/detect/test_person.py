@@ -50,9 +50,7 @@ def view(
     (folder / PEOPLE_DIR).mkdir(exist_ok=True)
     Image.fromarray(picture).save(folder / PEOPLE_DIR / frame_name(index), quality=90)
     Image.fromarray(picture).resize(THUMB).save(folder / frame_name(index), quality=85)
-    return FrameView(
-        index, index / 10, refresh, str(folder), (240, 180), motion_rows(index, boxes)
-    )
+    return FrameView(index, index / 10, refresh, str(folder), (240, 180), motion_rows(index, boxes))
 
 
 @pytest.fixture(scope="module")

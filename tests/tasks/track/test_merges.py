@@ -7,9 +7,8 @@ the detector gives (one box per thing, or their union while they touch).
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
 
-from tasks.detections import Detections, detections_to_table
+from tasks.detections import Detections
 from tasks.geometry import box_iou
 from tasks.track.appearance import BINS
 from tasks.track.merges import LiveTracks, moved_inside, split_merged
