@@ -9,6 +9,7 @@ must. Over a finished recording what comes after is known too, so people are tra
 2. LINKING (``link_costs``, ``link_tracklets``): one global assignment joins tracklet ends to
    later starts across gaps, judged by motion against a walking speed, the gap, the heights
    and, where both sides were seen clear of other boxes, colours (``tasks.track.appearance``).
+   A gap is someone hidden in view: a side whose line leaves the picture in it is not linked.
 3. FILLING (``filled_rows``): short gaps get a box on every sampled frame on the straight line
    between the sightings, ESTIMATED, score 0 (the detector did not see it: a consumer that
    filters by score drops it). Longer gaps stay holes. Weak tracks are then dropped.
@@ -208,7 +209,7 @@ def link_costs(
     """Pass 2's allowed pairs ``(end, start, cost)``: cost the mean of four terms each 0..1
     (motion, gap, size, look; an unknown look costs as much as the worst allowed, so links the
     colours confirm come first). Refused: gated pairs, tracklets not ``linkable`` ``(T,)``,
-    motion-only pairs not ``sole_links``."""
+    motion-only pairs not ``sole_links``, pairs whose lines leave the picture (``in_picture``)."""
     e, s = candidate_pairs(ends, starts, cfg.max_gap_s)
     keep = linkable[e] & linkable[s]
     e, s = e[keep], s[keep]
@@ -223,9 +224,19 @@ def link_costs(
     look = _pair_looks(ends.look, starts.look, e, s) / cfg.max_look_distance
     known = ~np.isnan(look)
     allowed = (miss <= reach) & (size <= 1.0) & (~known | (look <= 1.0))
+    allowed &= in_picture(ahead) & in_picture(behind)
     allowed[allowed] &= known[allowed] | sole_links(e[allowed], s[allowed], len(linkable))
     cost = np.mean([miss / reach, gap / cfg.max_gap_s, size, np.where(known, look, 1.0)], axis=0)
     return e[allowed], s[allowed], cost[allowed]
+
+
+def in_picture(centres: F64) -> BoolArray:
+    """Which centres ``(P, 2)`` (normalised) lie in the picture. A link claims its person was
+    in view all along, hidden behind someone or something; where a side's straight line carries
+    their centre out of the picture over the gap, the line says they walked out, and whoever
+    comes in after is a return: re-identification's to judge (``tasks.track.identities``),
+    which asks more of the colours, not a gap's."""
+    return np.asarray(((centres >= 0) & (centres <= 1)).all(axis=1), dtype=bool)
 
 
 def _pair_looks(ends: F64, starts: F64, e: IntArray, s: IntArray) -> F64:

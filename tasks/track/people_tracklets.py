@@ -2,7 +2,7 @@
 
 Per sampled frame, in time order, each tracklet's box is predicted and the frame's boxes are
 matched to the predictions (Hungarian on IoU, ByteTrack's two tiers: confident boxes first,
-weak ones to the tracklets left; only a confident box starts a tracklet). Three rules make the
+weak ones to the tracklets left; only a confident box starts a tracklet). Four rules make the
 tracklets SURE, so that linking (pass 2) never has to undo a jump inside one:
 
 * PREDICTION on a straight line fitted to the last ``SIDE_ROWS`` boxes: at 5 fps a walker
@@ -17,6 +17,10 @@ tracklets SURE, so that linking (pass 2) never has to undo a jump inside one:
   assignment's verdict even when a box lies between them (ending both there, as pass 1 once
   did, cut tracklets at every near pass and left linking to guess at each cut); a pair the
   looks tell apart has no contest, as the box is near only the one it looks like.
+* SHARED boxes. Where the only box two tracklets predicted apart could continue is the same one
+  (one person behind another, or two merged into one box), the assignment would give it to one
+  of them, though it is as much the other's or a mixture of both: neither takes it, and the
+  frame is a miss for both, bridged by filling (pass 3) or, if longer, by linking.
 """
 
 from __future__ import annotations
@@ -89,8 +93,9 @@ def step_tracklets(
     unlike = look_distance(models, clean[rows]) > cfg.max_look_distance  # NaN: unknown, not
     near = (iou >= cfg.match_iou) & ~unlike  # (tracklets, rows)
     torn, contested = contests(near, box_iou(preds, preds) >= cfg.match_iou)
+    shared = shared_boxes(near[~torn])
     live = [tr for tr, cut in zip(active, torn, strict=True) if not cut]
-    iou = np.where(near & ~contested[None], iou, 0.0)[~torn]
+    iou = np.where(near & ~contested[None], iou, 0.0)[~torn] * ~shared[None]
     high = dets.scores[rows] >= cfg.high_score
     taken, free = np.zeros(len(rows), dtype=bool), np.ones(len(live), dtype=bool)
     for tier in (high, ~high):  # ByteTrack: confident boxes first, weak ones to the rest
@@ -99,7 +104,7 @@ def step_tracklets(
             live[pick].rows.append(int(rows[col]))
             live[pick].times.append(t)
         free[picks], taken[cols] = False, True
-    born = [Tracklet([int(r)], [t]) for r in rows[high & ~taken]]
+    born = [Tracklet([int(r)], [t]) for r in rows[high & ~taken & ~shared]]
     return live + born, [tr for tr, cut in zip(active, torn, strict=True) if cut]
 
 
@@ -116,6 +121,16 @@ def contests(near: BoolArray, same_place: BoolArray) -> tuple[BoolArray, BoolArr
         np.asarray(pairs.any(axis=(1, 2)), dtype=bool),
         np.asarray(pairs.any(axis=(0, 1)), dtype=bool),
     )
+
+
+def shared_boxes(near: BoolArray) -> BoolArray:
+    """Which boxes ``(B,)`` are SHARED: the only box two or more tracklets could continue
+    (``near`` ``(T, B)``). Where one person hides another the detector sees one box for two; it
+    is either one of them or a mixture of both, and which is not known, so no tracklet takes it
+    and none starts on it (it is someone already followed): the hidden one, and the one in
+    front too, miss the frame, and linking or filling bridges the gap."""
+    only = near & (near.sum(axis=1) == 1)[:, None]
+    return np.asarray(only.sum(axis=0) >= 2, dtype=bool)
 
 
 def predict_box(tracklet: Tracklet, dets: Detections, t: float, max_speed: float) -> F64:
