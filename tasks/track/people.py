@@ -64,6 +64,10 @@ class PeopleConfig:
     (figures in box heights take a person to be ~1.7 m tall)."""
 
     high_score: float = 0.5  # may start a tracklet: ByteTrack's; more likely a person than not
+    # A track is kept only if one of its boxes scored this: ByteTrack starts a track only from a
+    # box scoring its threshold + 0.1 (``det_thresh``). A sign or a texture the network half
+    # believes in scores about 0.5 for as long as it is there; a person is seen clearly at times.
+    track_score: float = 0.6
     low_score: float = 0.3  # may continue one: the person detector's floor (``min_score``)
     match_iou: float = 0.3  # SORT's default: two equal boxes about half a width apart
     # Longest a tracklet is unseen and still continued (two missed frames at 5 fps): past it,
@@ -90,8 +94,8 @@ class PeopleConfig:
     min_rows: int = 3  # fewest seen boxes: two give a velocity, a third confirms it
 
     def __post_init__(self) -> None:
-        if not 0 <= self.low_score <= self.high_score <= 1:
-            raise ValueError("need 0 <= low_score <= high_score <= 1")
+        if not 0 <= self.low_score <= self.high_score <= self.track_score <= 1:
+            raise ValueError("need 0 <= low_score <= high_score <= track_score <= 1")
         if not 0 < self.match_iou <= 1 or self.max_size_ratio <= 1 or self.max_speed <= 0:
             raise ValueError("need 0 < match_iou <= 1, max_size_ratio > 1, max_speed > 0")
 
@@ -301,7 +305,7 @@ def _kept(dets: Detections, rows: IntArray, times: F64, cfg: PeopleConfig) -> bo
     """Whether a chain's seen rows make a track: long enough, often enough, once confident."""
     seen = times[dets.frame_index[rows]]
     lasting = float(seen.max() - seen.min()) >= cfg.min_track_s - TIME_EPS
-    confident = float(dets.scores[rows].max()) >= cfg.high_score
+    confident = float(dets.scores[rows].max()) >= cfg.track_score
     return lasting and confident and len(rows) >= cfg.min_rows
 
 

@@ -153,7 +153,16 @@ def people_tracks(
         dets, frame_times, None if looks is None else looks.astype(np.float32)
     )
     ids = ids_across_cuts(tracks, cuts_s, MIN_TRACK_S)
-    return tracks.select(ids >= 0).with_track_ids(ids[ids >= 0]), estimated[ids >= 0]
+    tracks, estimated = tracks.select(ids >= 0).with_track_ids(ids[ids >= 0]), estimated[ids >= 0]
+    # A sign's letters can look like a standing figure to the network; where the OCR read text
+    # in the box on most of its frames, the text object tells the story (as for motion).
+    text_rows = _rows(table, "ocr")
+    if text_rows.num_rows:
+        kept = ~np.isin(
+            tracks.track_ids, explained_by_text(tracks, detections_from_table(text_rows))
+        )
+        tracks, estimated = tracks.select(kept), estimated[kept]
+    return tracks, estimated
 
 
 def _physical_parts(

@@ -50,7 +50,7 @@ def test_counts_are_exact_and_nothing_is_invented(scored: list[ScoredScene]) -> 
     phantoms = {s.seed: s.score.phantoms for s in scored if s.score.phantoms}
     assert sum(phantoms.values()) <= 1, f"phantoms by seed {phantoms}"
     assert summary.ask_exact >= 8 / 12
-    # No random blob, texture or gradient is a person (HOG looked at every moving one).
+    # No random blob, texture, gradient or sign is a person (the network looked at each one).
     assert summary.named_person_objects == 0
 
 
