@@ -4,15 +4,18 @@
     sample/       stage.py (decode once, keep sample_fps frames, score scene changes),
                   frames.py (the frame files it writes), text_looks.py (where to read text),
                   gate.py (decode only the activity gate's ranges)
-    detect/       stage.py (run the mode's plugins), detectors/ (the plugins, their registry and
-                  the detector mode), text_tracks.py (how long each read text stayed)
+    detect/       stage.py (run the mode's plugins), detectors/ (the plugins, their registry, and
+                  models/: the person network's ONNX file with its provenance and licence),
+                  text_tracks.py (how long each read text stayed)
     activity/     stage.py (the map-activity task: a run's gate), map.py (still GOPs from packets
                   and keyframes, at the motion detector's sensitivity); it runs BEFORE sample, but
                   sits after detect here because it judges change with the motion detector's test
     chunk/        stage.py (a long video in chunks on several processes), plan.py (chunk borders),
                   join.py (one run from the chunks' parts), still.py (objects still at a border),
                   window.py (live windows)
-    track/        stage.py, bytetrack.py (the tracker), kalman.py, association.py
+    track/        stage.py, bytetrack.py (the tracker of regions of change), kalman.py,
+                  association.py, people.py and people_tracklets.py (people tracked by detection
+                  over the whole recording), identities.py (re-identification)
     world_state/  stage.py (objects, zones, events, relations), trajectories.py
     timeline/     stage.py
     evidence/     stage.py (spans, thumbnails, hashes, review notes)
