@@ -26,7 +26,6 @@ tracklets SURE, so that linking (pass 2) never has to undo a jump inside one:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -36,15 +35,54 @@ from tasks.geometry import box_iou
 from tasks.track.appearance import BINS, look_distance
 from tasks.track.association import assign_pairs
 
-if TYPE_CHECKING:  # people imports this module: the settings' type only, no cycle at run time
-    from tasks.track.people import PeopleConfig
-
 F64 = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 TIME_EPS = 1e-3  # t_s is float32: a 0.6 s gap must not read as 0.6000001 s
 SIDE_ROWS = 5  # rows that summarise a tracklet's end or start: ~1 s at 5 fps, a stride or two
+
+
+@dataclass(frozen=True)
+class PeopleConfig:
+    """Settings of ``track_people``. Each default follows from a principle, not from a video
+    (figures in box heights take a person to be ~1.7 m tall)."""
+
+    high_score: float = 0.5  # may start a tracklet: ByteTrack's; more likely a person than not
+    # A track is kept only if one of its boxes scored this: ByteTrack starts a track only from a
+    # box scoring its threshold + 0.1 (``det_thresh``). A sign or a texture the network half
+    # believes in scores about 0.5 for as long as it is there; a person is seen clearly at times.
+    track_score: float = 0.6
+    low_score: float = 0.3  # may continue one: the person detector's floor (``min_score``)
+    match_iou: float = 0.3  # SORT's default: two equal boxes about half a width apart
+    # Longest a tracklet is unseen and still continued (two missed frames at 5 fps): past it,
+    # IoU with a drifting prediction means little, and linking (speed, colours) takes over.
+    max_miss_s: float = 0.6
+    # Longest gap a link bridges: ~4 m at a walk, a parked car's length. Beyond it the speed
+    # gate allows most of the picture and colours alone would decide: re-identification's job.
+    max_gap_s: float = 3.0
+    # Longest gap filled with estimates: under 3 m at a walk, passing behind a person or a
+    # pillar, where a straight line is a fair claim; a longer guess would pose as evidence.
+    max_fill_s: float = 2.0
+    # Fastest plausible walk, in box heights a second: walking is ~1.4 m/s (0.8 heights/s);
+    # 1.5 allows a brisk walk or a jog.
+    max_speed: float = 1.5
+    # Most two linked boxes' heights may differ by, as a factor: seconds of walking towards
+    # the camera or a bend stay within it; an adult for a child does not.
+    max_size_ratio: float = 1.5
+    # Most two known looks' Bhattacharyya distance (histograms ~88 % shared). Looser than
+    # re-identification's 0.2 (``tasks.track.identities``), which has colours alone: here
+    # motion and time narrow the candidates first, and a whole box mixes in the background.
+    # Gates a pass-1 match as it gates a link: one person, one limit on how unlike they look.
+    max_look_distance: float = 0.35
+    min_track_s: float = 1.0  # first to last seen box: the track stage's ``MIN_TRACK_S``
+    min_rows: int = 3  # fewest seen boxes: two give a velocity, a third confirms it
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.low_score <= self.high_score <= self.track_score <= 1:
+            raise ValueError("need 0 <= low_score <= high_score <= track_score <= 1")
+        if not 0 < self.match_iou <= 1 or self.max_size_ratio <= 1 or self.max_speed <= 0:
+            raise ValueError("need 0 < match_iou <= 1, max_size_ratio > 1, max_speed > 0")
 
 
 @dataclass(eq=False)
