@@ -55,9 +55,20 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         if not command or command[0] != sys.executable or _HARNESS_APP not in command:
             continue
         with contextlib.suppress(psutil.Error):
-            parent = process.parent()
-            if parent is None or "python" not in parent.name():
+            if _orphaned(process):
                 process.kill()
+
+
+def _orphaned(process: psutil.Process) -> bool:
+    """No parent, or one that is no Python program (init or a subreaper adopted it)."""
+    parent = process.parent()
+    if parent is None:
+        return True
+    try:
+        command = " ".join([parent.name(), *parent.cmdline()])
+    except psutil.AccessDenied:  # a system process such as init: not ours
+        return True
+    return "python" not in command and "pytest" not in command
 
 
 @pytest.fixture(scope="session")
