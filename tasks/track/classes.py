@@ -75,30 +75,6 @@ def vote_classes(
     return votes
 
 
-def apply_votes(tracks: Detections, votes: dict[int, ClassVote]) -> Detections:
-    """The same rows, each with its track's voted class."""
-    names = tuple(dict.fromkeys([*tracks.class_names, *(v.name for v in votes.values())]))
-    class_ids = np.asarray(
-        [
-            names.index(votes[int(t)].name)
-            if int(t) in votes
-            else names.index(tracks.class_names[c])
-            for t, c in zip(tracks.track_ids, tracks.class_ids, strict=True)
-        ],
-        dtype=np.int64,
-    )
-    return Detections(
-        tracks.boxes,
-        tracks.scores,
-        class_ids,
-        tracks.frame_index,
-        tracks.t_s,
-        tracks.track_ids,
-        names,
-        tracks.texts,
-    )
-
-
 def join_classes(parts: Sequence[Detections]) -> Detections:
     """The rows of ``parts`` one after the other, each keeping its class name (the parts may
     name their classes differently: motion tracks and person tracks)."""

@@ -37,7 +37,6 @@ from ves.ids import new_id
 
 F64 = npt.NDArray[np.float64]
 FrameAt = Callable[[int], Frame | None] | None
-Looks = Callable[[Detections], F64 | None]
 
 # A thing seen for less than this is no object of the scene graph: on random scenes such
 # tracks were fragments (the sliver a moving object uncovers, a blob split off at a crossing).
@@ -123,62 +122,84 @@ def scene_cuts(frames: Sequence[Mapping[str, Any]]) -> list[float]:
     ]
 
 
+def _kept(
+    tracks: Detections, estimated: BoolArray, keep: npt.NDArray[np.bool_]
+) -> tuple[Detections, BoolArray]:
+    return tracks.select(keep), estimated[keep]
+
+
+def _ended_at_cuts(
+    tracks: Detections, estimated: BoolArray, cuts_s: Sequence[float]
+) -> tuple[Detections, BoolArray]:
+    """Tracks that do not carry on across a certain cut at ``cuts_s`` split there
+    (``tasks.track.continuity``), parts too short to be objects dropped."""
+    ids = ids_across_cuts(tracks, cuts_s, MIN_TRACK_S)
+    return tracks.select(ids >= 0).with_track_ids(ids[ids >= 0]), estimated[ids >= 0]
+
+
+def _not_text(
+    tracks: Detections, estimated: BoolArray, table: pa.Table
+) -> tuple[Detections, BoolArray]:
+    """Without the tracks that are text: a sign appearing is change to motion, and a sign's
+    letters can look like a standing figure to the person network; where the OCR read text in
+    the box on most of its frames, the text object tells the story."""
+    text_rows = _rows(table, "ocr")
+    if not text_rows.num_rows:
+        return tracks, estimated
+    drop = explained_by_text(tracks, detections_from_table(text_rows))
+    return _kept(tracks, estimated, ~np.isin(tracks.track_ids, drop))
+
+
+def looks_by_detector(
+    table: pa.Table, names: Sequence[str], frame_at: FrameAt
+) -> dict[str, F64 | None]:
+    """The look of every row of each detector of ``names``, in the order of its rows, read in
+    ONE pass over the sampled pictures (each thumbnail decoded once, not once per detector)."""
+    if frame_at is None:
+        return dict.fromkeys(names)
+    detector = np.asarray(table.column("detector").to_pylist(), dtype=object)
+    wanted = np.isin(detector, list(names))
+    looks = detection_looks(detections_from_table(table.filter(wanted)), frame_at)
+    return {name: looks[detector[wanted] == name].astype(np.float64) for name in names}
+
+
 def motion_tracks(
-    table: pa.Table, physical: str, looks_at: Looks, cuts_s: Sequence[float]
+    table: pa.Table, physical: str, looks: F64 | None, cuts_s: Sequence[float]
 ) -> tuple[Detections, BoolArray]:
     """The ``physical`` detector's rows tracked (regions of change, or a YOLO model's boxes),
     ended at certain cuts; motion tracks that are only text appearing are dropped."""
     dets = detections_from_table(_rows(table, physical))
-    tracks, estimated = tracked_boxes(
-        dets, TrackerConfig(min_track_s=MIN_TRACK_S), looks=looks_at(dets)
-    )
-    ids = ids_across_cuts(tracks, cuts_s, MIN_TRACK_S)
-    tracks, estimated = tracks.select(ids >= 0).with_track_ids(ids[ids >= 0]), estimated[ids >= 0]
-    text_rows = _rows(table, "ocr")
-    if physical == "motion" and text_rows.num_rows:
-        drop = explained_by_text(tracks, detections_from_table(text_rows))
-        kept = ~np.isin(tracks.track_ids, drop)
-        tracks, estimated = tracks.select(kept), estimated[kept]
-    return tracks, estimated
+    tracked = tracked_boxes(dets, TrackerConfig(min_track_s=MIN_TRACK_S), looks=looks)
+    tracks, estimated = _ended_at_cuts(*tracked, cuts_s)
+    return _not_text(tracks, estimated, table) if physical == "motion" else (tracks, estimated)
 
 
 def people_tracks(
-    table: pa.Table, looks_at: Looks, cuts_s: Sequence[float], frame_times: F64
+    table: pa.Table, looks: F64 | None, cuts_s: Sequence[float], frame_times: F64
 ) -> tuple[Detections, BoolArray]:
     """The person detector's boxes tracked by detection over the whole recording
-    (``tasks.track.people``), ended at certain cuts."""
+    (``tasks.track.people``), ended at certain cuts, signs read as text dropped."""
     dets = detections_from_table(_rows(table, PERSON_CLASS))
-    looks = looks_at(dets)
-    tracks, estimated = track_people(
-        dets, frame_times, None if looks is None else looks.astype(np.float32)
-    )
-    ids = ids_across_cuts(tracks, cuts_s, MIN_TRACK_S)
-    tracks, estimated = tracks.select(ids >= 0).with_track_ids(ids[ids >= 0]), estimated[ids >= 0]
-    # A sign's letters can look like a standing figure to the network; where the OCR read text
-    # in the box on most of its frames, the text object tells the story (as for motion).
-    text_rows = _rows(table, "ocr")
-    if text_rows.num_rows:
-        kept = ~np.isin(
-            tracks.track_ids, explained_by_text(tracks, detections_from_table(text_rows))
-        )
-        tracks, estimated = tracks.select(kept), estimated[kept]
-    return tracks, estimated
+    tracked = track_people(dets, frame_times, None if looks is None else looks.astype(np.float32))
+    return _not_text(*_ended_at_cuts(*tracked, cuts_s), table)
 
 
 def _physical_parts(
-    table: pa.Table, physical: str, looks_at: Looks, cuts_s: Sequence[float], frame_times: F64
+    table: pa.Table, physical: str, frame_at: FrameAt, cuts_s: Sequence[float], frame_times: F64
 ) -> list[tuple[str, Detections, BoolArray]]:
     """``(detector, tracks, estimated)`` of every kind of physical object: the physical
     detector's tracks and, where the person detector ran with ``motion``, the person tracks
     (the motion tracks that were only people's regions of change dropped)."""
-    tracks, estimated = motion_tracks(table, physical, looks_at, cuts_s)
-    if physical != "motion" or not _rows(table, PERSON_CLASS).num_rows:
+    with_people = physical == "motion" and _rows(table, PERSON_CLASS).num_rows > 0
+    names = (physical, PERSON_CLASS) if with_people else (physical,)
+    looks = looks_by_detector(table, names, frame_at)
+    tracks, estimated = motion_tracks(table, physical, looks[physical], cuts_s)
+    if not with_people:
         return [(physical, tracks, estimated)]
-    people, people_estimated = people_tracks(table, looks_at, cuts_s, frame_times)
-    keep = without_people(tracks, estimated, people)
+    people = people_tracks(table, looks[PERSON_CLASS], cuts_s, frame_times)
     return [
-        (physical, tracks.select(keep), estimated[keep]),
-        (PERSON_CLASS, people, people_estimated),
+        (physical, *_kept(tracks, estimated, without_people(tracks, estimated, people[0]))),
+        (PERSON_CLASS, *people),
     ]
 
 
@@ -223,11 +244,7 @@ def track_table(
     """
     if frame_times is None:
         frame_times = np.unique(table.column("t_s").to_numpy()).astype(np.float64)
-
-    def looks_at(dets: Detections) -> F64 | None:
-        return None if frame_at is None else detection_looks(dets, frame_at).astype(np.float64)
-
-    parts = _physical_parts(table, physical, looks_at, cuts_s, frame_times)
+    parts = _physical_parts(table, physical, frame_at, cuts_s, frame_times)
     tables = _identified(parts, frame_at)
     tables.append(with_identities(_rows(table, "ocr"), None))
     faces = face_tracks(table)

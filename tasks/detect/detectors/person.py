@@ -223,7 +223,7 @@ class PersonDetector:
         people, scores = self._look(view, crops)
         for chain in self.planner.chains:
             if chain.index == view.index and any(_inside(chain.box, c) for c in crops):
-                self.planner.looked(chain, view.t_s, people, scores)
+                self.planner.looked(chain, view.t_s, people)
         self.previous = people
         return people, scores
 

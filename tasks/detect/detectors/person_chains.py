@@ -39,8 +39,6 @@ class Chain:
     agreed: list[bool] = field(default_factory=list)  # each real look: explained by people
     looked_box: FloatArray | None = None  # the box at its last real look
     looked_t: float = 0.0
-    people: FloatArray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
-    scores: FloatArray = field(default_factory=lambda: np.zeros(0, np.float32))
 
 
 def explained(box: FloatArray, people: FloatArray) -> bool:
@@ -49,13 +47,6 @@ def explained(box: FloatArray, people: FloatArray) -> bool:
         return False
     inside = inside_share(people, box[None, :]) >= INSIDE
     return bool(explained_rows(inside, people, box[None, :])[0])
-
-
-def relative(people: FloatArray, box: FloatArray) -> FloatArray:
-    """``people`` in the coordinates of ``box`` (0..1 across its width and height)."""
-    origin = np.tile(box[:2], 2)
-    size = np.tile(np.maximum(box[2:] - box[:2], 1e-6), 2)
-    return np.asarray((people - origin) / size, np.float32)
 
 
 class LookPlanner:
@@ -69,7 +60,6 @@ class LookPlanner:
         self.resize = resize
         self.recheck_s = recheck_s
         self.chains: list[Chain] = []
-        self.looks = 0  # boxes looked at
 
     def follow(self, index: int, boxes: FloatArray) -> list[Chain]:
         """The chain of each box of sampled frame ``index`` (frames in order, call once each)."""
@@ -105,9 +95,7 @@ class LookPlanner:
         change = np.abs((chain.box[2:] - chain.box[:2]) / size - 1.0)
         return bool((change <= self.resize).all())
 
-    def looked(self, chain: Chain, t_s: float, people: FloatArray, scores: FloatArray) -> None:
+    def looked(self, chain: Chain, t_s: float, people: FloatArray) -> None:
         """Record a real look at ``chain``'s box that found ``people``."""
-        self.looks += 1
         chain.agreed.append(explained(chain.box, people))
         chain.looked_box, chain.looked_t = chain.box.copy(), t_s
-        chain.people, chain.scores = relative(people, chain.box), scores

@@ -28,10 +28,9 @@ from tasks.track.identities import (
     summarise_tracks,
     summary_distance,
 )
+from tests.tasks.track.test_identities import BLACK, BLUE, GREEN, GREY, RED, Colour
 
-Colour = tuple[int, int, int]
-RED, BLUE, GREEN, BLACK = (200, 30, 30), (30, 40, 200), (30, 170, 40), (20, 20, 20)
-GREY, SKIN, YELLOW = (128, 128, 128), (220, 170, 140), (230, 220, 40)
+SKIN, YELLOW = (220, 170, 140), (230, 220, 40)
 STEP = 0.2  # seconds between samples: the sampler's 5 a second
 WIDTH, HEIGHT = 0.08, 0.25  # a walker's tight box: ~0.3 heights wide in a 4:3 picture
 SIZE = (240, 320)
