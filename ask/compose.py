@@ -35,7 +35,12 @@ def describe(thing: Thing) -> str:
         return f'the text "{thing.text}"'
     noun = "moving object" if thing.cls == "motion" else thing.cls
     colour = colour_of(thing)
-    named = f"{colour} {noun}" if colour else noun
+    if not colour:
+        named = noun
+    elif thing.cls == "person":  # a person's colour is what they wear: "a person in black"
+        named = f"{noun} in {colour}"
+    else:
+        named = f"{colour} {noun}"
     article = "an" if named[0] in "aeiou" else "a"
     return f"{article} {named} ({thing.object_id})"
 
