@@ -146,8 +146,9 @@ class SlowResult:
     hold_s: float
     connections: int  # kept up at a time
 
-    def ratio(self) -> float:
-        return self.beside.quantile("all", 0.99) / self.alone.quantile("all", 0.99)
+    def ratio(self, q: float = 0.99) -> float:
+        """The normal clients' ``q`` quantile beside the slow connections against alone."""
+        return self.beside.quantile("all", q) / self.alone.quantile("all", q)
 
     def closed(self) -> list[float]:
         return sorted(s.lived_s for s in self.slow if s.lived_s is not None)

@@ -5,7 +5,7 @@ deadlines of 2 s so that the slow connections are closed within the test. What i
 truth, not timing: no error; the run executed beside the load finds what the same clip's run found
 alone; the usage counters equal what the clients did; normal requests were answered while every
 slow connection was held open; the server closed each slow connection itself, with a 408, no
-sooner than its deadline. The only timing bound is a generous ratio of p99s.
+sooner than its deadline. The only timing bound is a generous ratio of medians.
 """
 
 from __future__ import annotations
@@ -73,7 +73,10 @@ def test_slow_connections_do_not_starve_others_and_are_closed(
     for slow in result.slow:
         assert slow.answer.startswith("HTTP/1.1 408"), (slow.kind, slow.answer)
         assert slow.lived_s is not None and slow.lived_s >= DEADLINE_S - 0.5, slow  # not sooner
-    assert result.ratio() < 20  # generous: a shared 2-core machine is noisy
+    # Starved would mean most requests wait for the slow ones. The median says that; a p99 of a
+    # hundred requests is one request, and one stall of a shared machine moves it either way
+    # (x45 and x0.2 both seen), so it is reported by the stress script, not asserted here.
+    assert result.ratio(0.5) < 10
     assert result.ok()
 
 
