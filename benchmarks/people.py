@@ -96,19 +96,19 @@ def process_vtest(path: Path) -> tuple[float, RunReading]:
         return flow_s, read_run(run_dir)
 
 
-def score(truth: list[TruthFrame], reading: RunReading) -> tuple[MotFigures, MotFigures]:
-    """The figures with each track, and with each identity, as a hypothesis."""
+def score(reading: RunReading) -> tuple[MotFigures, MotFigures]:
+    """The figures with each track as a hypothesis against the people's spells in the picture,
+    and with each identity against the people."""
     by_track, by_identity = (
-        score_tracks(truth, reading.people, key, VTEST_FPS, sampled=reading.sampled)
-        for key in ("track_id", "identity_id")
+        score_tracks(load_truth(by=by), reading.people, key, VTEST_FPS, sampled=reading.sampled)
+        for key, by in (("track_id", "sighting"), ("identity_id", "person"))
     )
     return by_track, by_identity
 
 
 def print_report(reading: RunReading, timing: tuple[float, float] | None) -> None:
     """The markdown table, both keys' full rows, Ask's answer, the detectors and the timing."""
-    truth = load_truth()
-    track, identity = score(truth, reading)
+    track, identity = score(reading)
     people = json.loads(IDENTITIES.read_text())["distinct_people"]
     print(f"vtest.avi, person rows of tracks.parquet: {len(reading.people)}")
     print("| figure | value |\n|---|---|")
