@@ -41,6 +41,9 @@ GREY_SAT = 0.25  # below this saturation a pixel's hue is noise: it counts by it
 INNER = 0.7  # the central share of the box's width and height that is counted
 MODEL_RATE = 0.3  # weight of a new clean look in the running mean of a track's model
 LOOK_FLOOR = 0.1  # a wholly different look scales a pair's affinity by this squared
+# Two people whose feet lines differ by less than this share of a height stand level, side by
+# side: about a stride's depth at the distances a street camera sees people.
+LEVEL = 0.1
 
 
 def box_looks(frame: Frame, boxes: F32, inner: float = INNER) -> F32:
@@ -100,6 +103,24 @@ def clean_rows(boxes: F32) -> BoolArray:
     touching = overlapping(boxes, boxes)
     np.fill_diagonal(touching, False)
     return np.asarray(~touching.any(axis=1), dtype=bool)
+
+
+def unoccluded_rows(boxes: F32, level: float = LEVEL) -> BoolArray:
+    """Which PERSON boxes of ONE frame ``(N, 4)`` have a clean look: no box standing in front
+    of them, or level with them, reaches into their ``INNER`` part. People stand on the ground,
+    so the lower a box's bottom (the feet) the nearer the camera: where two people overlap the
+    nearer one hides the other, and the overlap's pixels are the nearer one's. The nearer
+    person's look is clean, the hidden one's is not; two people level with each other (within
+    ``level`` of a height) are side by side and neither is known to be in front. Boxes merely
+    touching at the edges (outside the counted ``INNER`` part) leave both clean, as a pair
+    walking together often is."""
+    box = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    inner = np.array([_inner(b) for b in box]).reshape(-1, 4)
+    reaches = box_iou(inner, box) > 0  # (looked at, other)
+    np.fill_diagonal(reaches, False)
+    height = box[:, 3] - box[:, 1]
+    nearer = box[None, :, 3] >= box[:, None, 3] - level * height[:, None]
+    return np.asarray(~(reaches & nearer).any(axis=1), dtype=bool)
 
 
 def clean_of_others(boxes: F32, owners: npt.ArrayLike, places: Sequence[F64]) -> BoolArray:

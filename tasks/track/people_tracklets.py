@@ -8,9 +8,10 @@ tracklets SURE, so that linking (pass 2) never has to undo a jump inside one:
 * PREDICTION on a straight line fitted to the last ``SIDE_ROWS`` boxes: at 5 fps a walker
   moves about half a box width a frame, as much as a box jitters, so a place and a velocity
   from the last box or two are mostly jitter; a walker's velocity changes over seconds.
-* LOOKS GATE a match as they gate a link: a box whose clean look (``appearance.clean_rows``)
-  is further than ``max_look_distance`` from the tracklet's recent clean looks is not that
-  person, whatever its place says. An unknown look (a box overlapping another) refuses nothing.
+* LOOKS GATE a match as they gate a link: a box whose clean look (``appearance.unoccluded_rows``:
+  no one standing in front of it) is further than ``max_look_distance`` from the tracklet's
+  recent clean looks is not that person, whatever its place says. An unknown look (a box partly
+  hidden by another) refuses nothing.
 * CONTESTS. Where two tracklets' predictions overlap as much as a match (``match_iou``) and
   both could take one box, their places cannot tell who is who: both end there, and linking,
   which sees both sides and the colours, decides. Tracklets predicted apart keep the

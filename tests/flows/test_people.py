@@ -29,8 +29,9 @@ FPS = 10.0  # vtest.avi's frame rate: labels are frame numbers
 DISTINCT_PEOPLE = 12  # testkit/data/vtest_identities.json
 # Regression bounds at what tracking by detection measured when built (issue 41's targets are
 # stricter: no identity holding two people, within 1 of the 12 people).
-MOTA_FLOOR = 0.7
-MIXED_CEILING = 4
+MOTA_FLOOR = 0.75
+IDF1_FLOOR = 0.8
+MIXED_CEILING = 3
 IDENTITIES_CEILING = 24
 
 
@@ -60,16 +61,19 @@ def test_the_default_mode_tracks_the_people_of_a_street(
     assert any(t["estimated"] for t in tracks) and not all(t["estimated"] for t in tracks)
     sampled = [f["t_s"] for f in reader.rows(published, "frames")]
     truth = load_truth()
-    by_track = score_tracks(truth, tracks, "track_id", FPS, sampled=sampled)
+    # A track follows one spell of a person in the picture (a return is a new sighting).
+    by_track = score_tracks(load_truth(by="sighting"), tracks, "track_id", FPS, sampled=sampled)
     by_identity = score_tracks(truth, tracks, "identity_id", FPS, sampled=sampled)
-    # Floors under what was measured when tracking by detection was built (benchmarks/people.py
-    # prints every figure; docs/measured/perception.md): MOTA 0.74 where the regions of change
-    # reached 0.35, precision 0.93 and recall 0.89 where they reached 0.71 and 0.61.
+    # Floors under what was measured (benchmarks/people.py prints every figure;
+    # docs/measured/perception.md): MOTA 0.86 where the regions of change reached 0.35,
+    # precision 0.95 and recall 0.93 where they reached 0.71 and 0.61, IDF1 by track 0.90.
     assert by_track.frames_scored == len(truth)
     assert by_track.mota >= MOTA_FLOOR and by_track.precision >= 0.88, by_track
-    assert by_track.recall >= 0.85, by_track
-    # Joining a person's sightings into one identity never costs identity figures.
-    assert by_identity.idf1 >= by_track.idf1, (by_identity, by_track)
+    assert by_track.recall >= 0.85 and by_track.idf1 >= IDF1_FLOOR, by_track
+    # Against the people's own ids (kept through exits and returns), joining a person's tracks
+    # into one identity never costs identity figures.
+    plain = score_tracks(truth, tracks, "track_id", FPS, sampled=sampled)
+    assert by_identity.idf1 >= plain.idf1, (by_identity, plain)
     assert by_identity.mixed[0] <= MIXED_CEILING, by_identity
 
     # Re-identification: 12 different people walk here (testkit/data/vtest_identities.json,

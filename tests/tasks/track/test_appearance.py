@@ -22,6 +22,7 @@ from tasks.track.appearance import (
     detection_looks,
     look_distance,
     look_factor,
+    unoccluded_rows,
     updated_models,
 )
 from tasks.track.sequence import track_detections
@@ -79,6 +80,19 @@ def test_clean_looks_overlap_no_other_box_and_no_other_track() -> None:
     places = [np.array([[0.0, 0.0, 0.2, 0.2], [0.05, 0.05, 0.15, 0.15]])]
     alone = np.array([[0.0, 0.0, 0.2, 0.2], [0.5, 0.5, 0.7, 0.7]], np.float32)
     assert clean_of_others(alone, [0, 1], places).tolist() == [False, True]
+
+
+def test_a_person_in_front_keeps_a_clean_look_the_one_behind_and_two_level_do_not() -> None:
+    # Person 0 stands nearer (feet at 0.9), person 1 behind (feet at 0.7), half hidden by 0.
+    near, far = [0.30, 0.40, 0.40, 0.90], [0.35, 0.25, 0.45, 0.70]
+    # Persons 2 and 3 stand level (feet 0.90 and 0.92), overlapping: neither is known in front.
+    left, right = [0.60, 0.40, 0.70, 0.90], [0.66, 0.42, 0.76, 0.92]
+    # Person 4 touches 5's box only at the rim, outside the counted inner part of both.
+    rim_a, rim_b = [0.00, 0.00, 0.10, 0.30], [0.095, 0.00, 0.195, 0.30]
+    boxes = np.array([near, far, left, right, rim_a, rim_b], np.float32)
+    assert unoccluded_rows(boxes).tolist() == [True, False, False, False, True, True]
+    assert clean_rows(boxes).tolist() == [False] * 6  # the test for any box: all touch another
+    assert unoccluded_rows(np.zeros((0, 4), np.float32)).tolist() == []
 
 
 def test_a_model_starts_from_its_first_look_then_follows_slowly() -> None:
