@@ -8,9 +8,11 @@ run on a tiny clip (Prefect's cold start is not the flow's), with a plain PyAV d
 file in the same run as the floor. The published ``tracks.parquet`` is then read with DuckDB, as
 an analyst would read it (its public columns, not the service's reader), and its person rows are
 scored with py-motmetrics (``testkit/mot.py``: IoU 0.5 on the sampled labelled frames, difficult
-labels as don't-care regions) twice: each ``track_id`` as a hypothesis (how long one sighting
-holds a person) and each ``identity_id`` (whether re-identification joins a person's sightings
-without joining two people). It prints MOTA, IDF1 by track and by identity, precision, recall,
+labels as don't-care regions) twice: each ``track_id`` as a hypothesis against each person's
+spells in the picture (``load_truth(by="sighting")``: how long one track holds a person, who is
+not expected to be followed out of the picture and back) and each ``identity_id`` against the
+people (whether re-identification joins a person's sightings without joining two people).
+It prints MOTA, IDF1 by track and by identity, precision, recall,
 switches, the tracks and identities holding two people who were in view together, the labelled
 frames scored, Ask's answer to "How many different people appeared?" (truth: 12), the run's
 ``cost.json`` detectors block and the flow's wall time against the plain decode.
@@ -40,7 +42,7 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.pipeline import clip, plain_decode, run_flow
-from testkit.mot import MotFigures, TruthFrame, load_truth, score_tracks
+from testkit.mot import MotFigures, load_truth, score_tracks
 from testkit.vtest import vtest_path
 
 VTEST_FPS = 10.0

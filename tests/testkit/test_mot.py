@@ -138,3 +138,20 @@ def test_a_row_without_the_hypothesis_id_is_an_error() -> None:
     rows = [_row(10, A, "a"), {**_row(10, B, "b"), "identity_id": None}]
     with pytest.raises(ValueError, match="has no identity_id"):
         score_tracks(_both(), rows, "identity_id")
+
+
+def test_sighting_truth_numbers_each_spell_in_the_picture_of_a_person() -> None:
+    from testkit.mot import load_truth
+
+    people, spells = load_truth(), load_truth(by="sighting")
+    assert [t.frame for t in people] == [t.frame for t in spells]
+    at = {
+        t.frame: dict(zip(p.ids.tolist(), t.ids.tolist(), strict=True))
+        for p, t in zip(people, spells, strict=True)
+    }
+    # Id 1 leaves at 21.0 s and is back at 22.5 s, out at 40.5 s, back at 50.0 s.
+    assert at[10][1] == 101 and at[230][1] == 102 and at[510][1] == 103
+    # Id 3 leaves at 15.0 s and comes back at 21.8 s; id 7 never leaves.
+    assert at[130][3] == 301 and at[230][3] == 302 and at[130][7] == 701
+    # Every spell id belongs to the person it numbers.
+    assert all(s // 100 == p for f in at.values() for p, s in f.items())
