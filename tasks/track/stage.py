@@ -50,19 +50,30 @@ def _rows(table: pa.Table, detector: str) -> pa.Table:
     return table.filter(pc.equal(table.column("detector"), detector))
 
 
-def without_people(tracks: Detections, estimated: BoolArray, people: Detections) -> BoolArray:
-    """Which rows of the motion ``tracks`` to keep: a motion track most of whose seen rows hold
-    a tracked person (a person's box mostly inside its region of change) was that person's
-    region, and the person track is the object; regions that held nobody stay ``motion``
-    objects (a cart, a door, a vehicle)."""
-    keep = np.ones(len(tracks), bool)
-    if not len(people) or not len(tracks):
-        return keep
+def held_rows(tracks: Detections, people: Detections) -> BoolArray:
+    """Per row of the motion ``tracks``: whether a person of its frame and the region are one
+    thing's boxes. Either lies mostly inside the other: the person's box inside the region (the
+    region is the person and what moved with them) or the region inside the person's box (the
+    part of the person that changed: a top half moving over a backdrop the colour of their
+    legs, swinging arms; the network's box is the whole person, head to feet)."""
     holds = np.zeros(len(tracks), bool)
     for index in np.intersect1d(tracks.frame_index, people.frame_index):
         rows = np.flatnonzero(tracks.frame_index == index)
-        inside = inside_share(people.boxes[people.frame_index == index], tracks.boxes[rows])
-        holds[rows] = (inside >= INSIDE).any(axis=0)
+        found = people.boxes[people.frame_index == index]
+        person_inside = inside_share(found, tracks.boxes[rows]) >= INSIDE
+        region_inside = inside_share(tracks.boxes[rows], found).T >= INSIDE
+        holds[rows] = (person_inside | region_inside).any(axis=0)
+    return holds
+
+
+def without_people(tracks: Detections, estimated: BoolArray, people: Detections) -> BoolArray:
+    """Which rows of the motion ``tracks`` to keep: a motion track most of whose seen rows hold
+    a tracked person (``held_rows``) was that person's region, and the person track is the
+    object; regions that held nobody stay ``motion`` objects (a cart, a door, a vehicle)."""
+    keep = np.ones(len(tracks), bool)
+    if not len(people) or not len(tracks):
+        return keep
+    holds = held_rows(tracks, people)
     for track_id in np.unique(tracks.track_ids):
         rows = (tracks.track_ids == track_id) & ~estimated
         if rows.any() and holds[rows].mean() >= MIN_SHARE:
