@@ -26,7 +26,8 @@
 Each ``stage.py`` holds the Prefect ``@task`` (I/O, logging, progress) and the pure core that
 tests call; the helpers only that stage uses sit beside it. A file directly in ``tasks/`` is
 shared by two or more stages: ``detections`` (the detection value type), ``geometry``,
-``context`` (what a task knows of its run) and ``options`` (what execute may choose).
+``context`` (what a task knows of its run), ``options`` (what execute may choose) and ``mp4``
+(MP4 written with PyAV: the H.264 encoder and stream copy of the export's clips).
 ``retention`` is no stage of a run: it is the core of the retention sweep flow.
 
 Rules (checked by ``tests/test_layers.py``): a stage imports shared modules, ``storage``, ``ves``

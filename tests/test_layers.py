@@ -50,7 +50,7 @@ STAGES = (
     "cost",
     "export",
 )
-SHARED = ("detections", "geometry", "context", "options", "retention")
+SHARED = ("detections", "geometry", "context", "options", "retention", "mp4")
 
 
 def _name_of(path: Path) -> str:
