@@ -43,6 +43,7 @@ STAGES = (
     "detect",
     "activity",  # runs before sample, but judges change with detect's motion test
     "chunk",
+    "review",  # the review copy, after detect: the source is still on the worker's disk
     "track",
     "world_state",
     "timeline",
