@@ -127,7 +127,8 @@ def make_review_copy(source: Path, out: Path, bound_s: float | None = None) -> R
                 size = _transcode(container, stream, partial, bound_s, display_rotation(source))
         partial.replace(out)
     except (SourceInvalid, ValueError, av.error.FFmpegError) as exc:
-        return ReviewCopy.none(f"the review copy failed: {exc}", codec)
+        failed = ReviewCopy.none(f"the review copy failed: {exc}", codec)
+        return replace(failed, seconds=time.perf_counter() - started)
     finally:
         partial.unlink(missing_ok=True)
     seconds = time.perf_counter() - started
