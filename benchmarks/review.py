@@ -1,6 +1,7 @@
 """The review copy (issue 43) against a plain decode of the same file, in the same run.
 
     .venv/bin/python benchmarks/review.py [--fresh] [--no-flow]
+    .venv/bin/python benchmarks/review.py --presets
 
 Two 10-minute 1080p 30 fps sources, cached under benchmarks/.cache: the pipeline benchmark's
 H.264 clip (x264 with B-frames, noisy, ~4 Mbit/s: ``benchmarks/_clips.py``) and the same
@@ -11,7 +12,9 @@ converting none); (2) the review copy (``tasks.review.stage.make_review_copy``):
 copied, the MPEG-4 one transcoded to 720p H.264. Then, unless ``--no-flow``, the flow on the 60 s
 H.264 clip in a fresh process (as ``benchmarks/pipeline.py`` runs it), whose ``cost.json`` says
 what share of the run the review copy took. It prints one line per measure and a table for
-docs/measured/performance.md.
+docs/measured/performance.md. ``--presets`` transcodes the MPEG-4 clip's 60 s segment with
+x264's ``veryfast`` (the one ``tasks.mp4`` uses), ``superfast`` and ``ultrafast`` presets, after
+its plain decode: what a faster preset would buy.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._clips import CACHE, FPS, ClipSpec, make_clip, repeat_segment
 from benchmarks.pipeline import DEFAULT_MODE, clip, measure_in_child, plain_decode
+from tasks import mp4
 from tasks.review.stage import ReviewCopy, make_review_copy
 
 H264_10MIN = ClipSpec(600, 1080)
@@ -90,11 +94,27 @@ def flow_share() -> tuple[float, float]:
     return flow_s, review_s
 
 
+def compare_presets() -> None:
+    """The transcode of the 60 s MPEG-4 segment with each of three x264 presets."""
+    segment = CACHE / "review-1080p-60s-mpeg4.avi"
+    mpeg4_clip(fresh=False)
+    print(f"mpeg4 60 s: plain decode {plain_decode(segment)[0]:.1f} s")
+    with tempfile.TemporaryDirectory() as tmp:
+        for preset in ("veryfast", "superfast", "ultrafast"):
+            mp4.PRESET = preset  # read by add_h264_stream at each call
+            made = make_review_copy(segment, Path(tmp) / "review.mp4")
+            print(f"mpeg4 60 s: {preset}: {made.seconds:.1f} s, {made.bytes / 2**20:.1f} MiB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fresh", action="store_true", help="regenerate the clips")
     parser.add_argument("--no-flow", action="store_true", help="skip the flow on the 60 s clip")
+    parser.add_argument("--presets", action="store_true", help="compare x264 presets only")
     args = parser.parse_args()
+    if args.presets:
+        compare_presets()
+        return
     h264, mpeg4 = make_clip(H264_10MIN, args.fresh), mpeg4_clip(args.fresh)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
