@@ -118,10 +118,10 @@ def _encode(spec: SceneSpec, path: Path, bframes: bool) -> None:
         out.mux(stream.encode(None))
 
 
-def repeat_segment(segment: Path, path: Path, times: int) -> None:
+def repeat_segment(segment: Path, path: Path, times: int, fmt: str = "mp4") -> None:
     """Write ``segment`` ``times`` over, back to back, by stream copy with shifted timestamps
-    (the segment must be ``_SEGMENT_S`` long)."""
-    with av.open(str(segment)) as source, av.open(str(path), "w", format="mp4") as out:
+    into a ``fmt`` file (the segment must be ``_SEGMENT_S`` long)."""
+    with av.open(str(segment)) as source, av.open(str(path), "w", format=fmt) as out:
         video = source.streams.video[0]
         stream = out.add_stream_from_template(video)
         assert video.duration is not None and video.time_base is not None

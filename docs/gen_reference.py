@@ -392,8 +392,9 @@ Schema version {artifact_schemas.SCHEMA_VERSION} (each run's `manifest.json` rec
 it was written with).
 
 A run's artifacts are Parquet files in `artifacts/tenant=<t>/video=<v>/run=<r>/<name>.parquet`,
-beside `cost.json`, `manifest.json` and `thumbs/` ([Artifacts](../concepts/artifacts.md)). In
-`ves sql` each artifact is a view of the same name over every published run, its columns led by
+beside `cost.json`, `manifest.json`, `thumbs/` and `review.mp4` (the review copy:
+[Artifacts](../concepts/artifacts.md)). In `ves sql` each artifact is a view of the same name over
+every published run, its columns led by
 `tenant_id`, `video_id` and `run_id` (from the folders). Times are seconds in the video; boxes are
 `[x1, y1, x2, y2]` normalised to 0..1. `type[]` is a list, `type[4]` a list of exactly four.
 """

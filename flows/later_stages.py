@@ -21,6 +21,7 @@ from tasks.cost.stage import CostInputs, cost_task
 from tasks.decode.stage import SourceInfo
 from tasks.detect.stage import DetectReport
 from tasks.evidence.stage import evidence_task
+from tasks.review.stage import ReviewCopy
 from tasks.sample.stage import SampledFrames
 from tasks.timeline.stage import timeline_task
 from tasks.track.stage import track_task
@@ -28,6 +29,7 @@ from tasks.world_state.stage import world_state_task
 from ves.telemetry import span
 
 T = TypeVar("T")
+NO_REVIEW_COPY = "a live window plays from its HLS playlist"  # the one path without a copy
 
 
 class Stopwatch:
@@ -63,6 +65,7 @@ class Analysis:
     sampled: SampledFrames
     detected: DetectReport
     gate: GatePlan = field(default_factory=GatePlan.off)  # the activity gate, if the run had one
+    review: ReviewCopy = field(default_factory=lambda: ReviewCopy.none(NO_REVIEW_COPY))
 
 
 @dataclass(frozen=True)
@@ -132,4 +135,5 @@ def cost_inputs(
         truncation=billing.truncation,
         max_cost=billing.max_cost,
         max_compute_s=billing.max_compute_s,
+        review_copy=analysis.review.as_cost(),
     )

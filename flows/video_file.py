@@ -27,6 +27,7 @@ from tasks.activity.stage import map_activity_task
 from tasks.context import RunContext, heartbeat
 from tasks.decode.stage import SourceInfo, decode_task
 from tasks.detect.stage import detect_task
+from tasks.review.stage import review_copy_task
 from tasks.sample.stage import sample_task
 
 
@@ -77,6 +78,8 @@ def _run_stages(ctx: RunContext, started: float) -> tuple[dict[str, Any], Source
     else:
         sampled = clock.run("sample", lambda: sample_task(ctx, source, plan.gate))
         detected = clock.run("detect", lambda: detect_task(ctx, sampled))
-    analysis = Analysis(source, sampled, detected, plan)
+    # The source is still on this machine (a URL's bytes too): the player's copy of it.
+    review = clock.run("review_copy", lambda: review_copy_task(ctx, source))
+    analysis = Analysis(source, sampled, detected, plan, review)
     cost = run_later_stages(ctx, analysis, clock, Billing.of_video(ctx, sampled))
     return cost, source, max(len(chunks), 1)

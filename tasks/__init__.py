@@ -13,6 +13,8 @@
     chunk/        stage.py (a long video in chunks on several processes), plan.py (chunk borders),
                   join.py (one run from the chunks' parts), still.py (objects still at a border),
                   window.py (live windows)
+    review/       stage.py (the review copy: review.mp4, the video as every browser plays it,
+                  copied when H.264, else transcoded; made after detect, before track)
     track/        stage.py, bytetrack.py (the tracker of regions of change), kalman.py,
                   association.py, people.py and people_tracklets.py (people tracked by detection
                   over the whole recording), identities.py (re-identification)
@@ -26,7 +28,9 @@
 Each ``stage.py`` holds the Prefect ``@task`` (I/O, logging, progress) and the pure core that
 tests call; the helpers only that stage uses sit beside it. A file directly in ``tasks/`` is
 shared by two or more stages: ``detections`` (the detection value type), ``geometry``,
-``context`` (what a task knows of its run) and ``options`` (what execute may choose).
+``context`` (what a task knows of its run), ``options`` (what execute may choose) and ``mp4``
+(MP4 written with PyAV: the H.264 encoder and stream copy of the review copy and the export's
+clips).
 ``retention`` is no stage of a run: it is the core of the retention sweep flow.
 
 Rules (checked by ``tests/test_layers.py``): a stage imports shared modules, ``storage``, ``ves``

@@ -24,8 +24,9 @@ from ves.settings import Settings
 # Share of the whole run each stage takes (sampling decodes the video, so it dominates).
 STAGE_WEIGHTS = {
     "decode": 0.05,
-    "sample": 0.55,
+    "sample": 0.52,
     "detect": 0.15,
+    "review_copy": 0.03,  # copied in a moment, or transcoded (tasks/review)
     "track": 0.04,
     "world_state": 0.04,
     "timeline": 0.02,

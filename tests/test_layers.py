@@ -43,6 +43,7 @@ STAGES = (
     "detect",
     "activity",  # runs before sample, but judges change with detect's motion test
     "chunk",
+    "review",  # the review copy, after detect: the source is still on the worker's disk
     "track",
     "world_state",
     "timeline",
@@ -50,7 +51,7 @@ STAGES = (
     "cost",
     "export",
 )
-SHARED = ("detections", "geometry", "context", "options", "retention")
+SHARED = ("detections", "geometry", "context", "options", "retention", "mp4")
 
 
 def _name_of(path: Path) -> str:

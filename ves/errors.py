@@ -140,7 +140,8 @@ class NotReady(Conflict):
 
 class NoStoredSource(Conflict):
     """The video's bytes are not kept by the service (a URL source is read again by every run,
-    an upload whose bytes never arrived), so there is nothing to play."""
+    and no run has made its review copy yet; an upload whose bytes never arrived), so there is
+    nothing to play."""
 
     code = "no_stored_source"
     title = "No stored source"

@@ -1,14 +1,19 @@
-"""A video's stored source as a player reads it: signed URLs and HTTP range requests (RFC 9110
-§14) over the blob store.
+"""A video as a player reads it: signed URLs and HTTP range requests (RFC 9110 §14) over the
+blob store.
 
-Only an uploaded recording's bytes are kept (``uploads/tenant=<t>/video=<v>/...``); a URL source
-is fetched again by every run, so it has nothing to play here, and an HLS source is played from
-its own playlist. Ranges are read with ``BlobStore.open_random`` (a seek, then reads), so a
-player's jump to minute 40 reads from minute 40, on the local store and on S3 alike.
+What plays, first found first: an HLS source's own playlist; the REVIEW COPY of the newest
+succeeded run (``review.mp4`` among its artifacts, ``tasks/review``: H.264 in MP4, which every
+browser plays, made for a URL source too, whose bytes the run fetched); an uploaded recording's
+stored bytes (``uploads/tenant=<t>/video=<v>/...``), as uploaded. A URL source without a run's
+review copy has nothing to play. The original stays the evidence: a review copy is marked as
+such in the answer and on its bytes (``X-Review-Copy``, with the original's sha256). Ranges
+are read with ``BlobStore.open_random`` (a seek, then reads), so a player's jump to minute 40
+reads from minute 40, on the local store and on S3 alike.
 """
 
 from __future__ import annotations
 
+import json
 import mimetypes
 import re
 from collections.abc import Iterator
@@ -20,15 +25,18 @@ from fastapi.responses import Response, StreamingResponse
 
 from api.schemas.media import MediaUrlPublic
 from storage.artifacts.blobs import BlobStore
-from storage.catalog.records import Video
+from storage.artifacts.layout import COST, REVIEW_COPY, read_manifest
+from storage.catalog.records import Run, Video
+from storage.catalog.runs.store import RunStore
 from ves.clock import to_rfc3339
-from ves.errors import NoStoredSource, RangeNotSatisfiable
-from ves.media_url import sign_media_token
+from ves.errors import BlobNotFound, NoStoredSource, NotFound, NotReady, RangeNotSatisfiable
+from ves.media_url import review_scope, sign_media_token
 
 MEDIA_URL_TTL_S = 3600
 """How long a signed media URL works: long enough to watch a clip through (every seek is a new
 request with the same URL), short enough that a leaked one soon stops working."""
 HLS_TYPE = "application/vnd.apple.mpegurl"
+REVIEW_TYPE = "video/mp4"
 _CHUNK = 256 * 1024
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
@@ -56,12 +64,62 @@ class ByteRange:
         return self.end - self.start + 1
 
 
+@dataclass(frozen=True)
+class ReviewCopyBlob:
+    """A run's review copy in the blob store (its own sha256 in ``blob``), and the sha256 of the
+    original it was made from."""
+
+    run_id: str
+    blob: StoredSource
+    original_sha256: str | None
+
+    def headers(self) -> dict[str, str]:
+        """The header that marks its bytes as a review copy, wherever they go."""
+        original = f"; original-sha256={self.original_sha256}" if self.original_sha256 else ""
+        return {"X-Review-Copy": f"true{original}"}
+
+
+def review_copy_of(store: BlobStore, run: Run) -> ReviewCopyBlob | None:
+    """The review copy ``run`` published, if it is wholly there; None otherwise (no copy
+    made, a run published before review copies, or its artifacts gone)."""
+    if run.state != "succeeded" or not run.artifacts_path:
+        return None
+    try:
+        manifest = read_manifest(store, run.artifacts_path)
+        key = f"{run.artifacts_path}/{REVIEW_COPY}"
+        entry = next((f for f in manifest["files"] if f["name"] == REVIEW_COPY), None)
+        if entry is None or store.size(key) != int(entry["bytes"]):
+            return None
+        made = json.loads(store.get_bytes(f"{run.artifacts_path}/{COST}")).get("review_copy")
+    except (NotReady, BlobNotFound):
+        return None
+    blob = StoredSource(key, int(entry["bytes"]), REVIEW_TYPE, entry["sha256"])
+    return ReviewCopyBlob(run.run_id, blob, (made or {}).get("source_sha256"))
+
+
+def published_review_copy(
+    store: BlobStore, runs: RunStore, video: Video, run_id: str
+) -> ReviewCopyBlob:
+    """The review copy of ``video``'s run ``run_id``, as a review URL names it.
+
+    Raises:
+        NotFound: no such run of the video, or its review copy is gone (retention) or was
+            never made.
+    """
+    run = runs.get(run_id)
+    made = review_copy_of(store, run) if run.video_id == video.video_id else None
+    if made is None or run.tenant_id != video.tenant_id:
+        raise NotFound(f"run {run_id} of video {video.video_id} has no review copy (any more)")
+    return made
+
+
 def stored_source(video: Video, store: BlobStore) -> StoredSource:
     """The video's bytes in ``store``; ``NoStoredSource`` when the service keeps none."""
     key = store.key_of(video.source_path) if video.source_path else None
     if video.source_type != "upload":
         raise NoStoredSource(
-            f"video {video.video_id} is read from its URL by every run; its bytes are not kept"
+            f"video {video.video_id} is read from its URL by every run; its bytes are not kept,"
+            " and no run has made its review copy yet (execute it)"
         )
     size = store.size(key) if key else None
     if key is None or size is None:
@@ -73,21 +131,45 @@ def stored_source(video: Video, store: BlobStore) -> StoredSource:
     )
 
 
-def media_url_of(video: Video, store: BlobStore, secret: bytes, now: float) -> MediaUrlPublic:
-    """Where a player fetches ``video``: its HLS playlist, or a signed URL of its stored bytes."""
+def media_url_of(
+    video: Video, store: BlobStore, runs: RunStore, secret: bytes, now: float
+) -> MediaUrlPublic:
+    """Where a player fetches ``video``: its HLS playlist, a signed URL of its newest run's
+    review copy, or one of its stored bytes (the module's docstring says why in this order)."""
     if video.source_type == "hls" and video.source_url:
         return MediaUrlPublic(
             kind="hls", url=video.source_url, expires_at=None, content_type=HLS_TYPE
         )
-    source = stored_source(video, store)
     expires = int(now) + MEDIA_URL_TTL_S
+    expires_at = to_rfc3339(datetime.fromtimestamp(expires, UTC))
+    run = runs.latest_succeeded(video.tenant_id, video.video_id)
+    review = review_copy_of(store, run) if run is not None else None
+    if review is not None:
+        scope = review_scope(review.run_id)
+        token = sign_media_token(secret, video.tenant_id, video.video_id, expires, scope)
+        return MediaUrlPublic(
+            kind="review",
+            url=f"{review_path(video.video_id, review.run_id)}?token={token}",
+            expires_at=expires_at,
+            content_type=REVIEW_TYPE,
+            review_copy=True,
+            run_id=review.run_id,
+            original_sha256=review.original_sha256,
+        )
+    source = stored_source(video, store)
     token = sign_media_token(secret, video.tenant_id, video.video_id, expires)
     return MediaUrlPublic(
         kind="stored",
         url=f"/api/media/videos/{video.video_id}/source?token={token}",
-        expires_at=to_rfc3339(datetime.fromtimestamp(expires, UTC)),
+        expires_at=expires_at,
         content_type=source.content_type,
+        original_sha256=source.sha256,
     )
+
+
+def review_path(video_id: str, run_id: str) -> str:
+    """The path of a run's review copy (its URL adds the token)."""
+    return f"/api/media/videos/{video_id}/runs/{run_id}/review"
 
 
 def parse_range(header: str | None, size: int) -> ByteRange | None:
@@ -129,11 +211,18 @@ def _chunks(store: BlobStore, key: str, start: int, length: int) -> Iterator[byt
 
 
 def source_response(
-    store: BlobStore, source: StoredSource, range_header: str | None, *, head: bool
+    store: BlobStore,
+    source: StoredSource,
+    range_header: str | None,
+    *,
+    head: bool,
+    marks: dict[str, str] | None = None,
 ) -> Response:
-    """The 200 or 206 answer with ``source``'s bytes (none for HEAD)."""
+    """The 200 or 206 answer with ``source``'s bytes (none for HEAD), with ``marks`` among its
+    headers (``ReviewCopyBlob.headers``)."""
     wanted = parse_range(range_header, source.size)
     headers: dict[str, Any] = {
+        **(marks or {}),
         "Accept-Ranges": "bytes",
         "Cache-Control": "private, max-age=3600",
         "Content-Security-Policy": "sandbox",

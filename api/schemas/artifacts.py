@@ -249,6 +249,25 @@ class CostTruncation(BaseModel):
     cap: float | None = Field(description="The cap or bound that stopped it.")
 
 
+class CostReviewCopy(BaseModel):
+    """The run's review copy (``review.mp4``: the video as every browser plays it, for
+    watching; the original stays the evidence): how it was made and why, and what it took."""
+
+    mode: Literal["copy", "transcode", "none"] = Field(
+        description="`copy`: H.264 a browser plays, its packets copied into MP4 (the source's "
+        "size and keyframes); `transcode`: encoded again as H.264, 720p at most, a keyframe "
+        "every 2 s; `none`: no copy (an HLS source or live window plays its own playlist, or "
+        "the copy failed: `reason`)."
+    )
+    reason: str
+    seconds: float = Field(description="Compute the copy took (also in `stages.review_copy`).")
+    bytes: int
+    width: int | None
+    height: int | None
+    source_codec: str | None = Field(description="The original's video codec (`hevc`, ...).")
+    source_sha256: str | None = Field(description="The original's sha256: the evidence's.")
+
+
 class CostReport(BaseModel):
     """A run's ``cost.json``, served as the run wrote it (fields a later release adds are kept,
     hence ``extra="allow"``); ``detectors`` maps each detector plugin to what it looked at
@@ -269,5 +288,8 @@ class CostReport(BaseModel):
     stages: dict[str, float]
     frames: CostFrames
     activity_gate: CostActivityGate | None = None
+    review_copy: CostReviewCopy | None = Field(
+        None, description="Null in runs made before review copies."
+    )
     retention: CostRetention
     cost: CostAmount

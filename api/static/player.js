@@ -85,7 +85,7 @@ export function followPlayer(onTime) {
 player().addEventListener("error", () => {
   const video = player();
   if (!video.getAttribute("src")) return; // emptied on purpose (another video)
-  if (video.dataset.kind === "stored" && !renewed && loading) {
+  if (["stored", "review"].includes(video.dataset.kind) && !renewed && loading) {
     const at = video.currentTime;
     loadPlayer(loading, true).then(() => seekTo(at));
     return;

@@ -35,6 +35,7 @@ from ves.errors import BlobNotFound, NotReady, StorageUnavailable
 MANIFEST = "manifest.json"
 COST = "cost.json"
 THUMBS = "thumbs"
+REVIEW_COPY = "review.mp4"  # the video as every browser plays it (tasks/review); not evidence
 ARTIFACTS_TOP = "artifacts"  # the first part of every artifact key
 
 

@@ -38,6 +38,7 @@ class CostInputs:
     frames_held: int = 0  # sampled times the last decoded frame stood for (still stretches)
     frames_skipped: int = 0  # frames the activity gate did not decode
     activity_gate: dict[str, Any] = field(default_factory=lambda: {"used": False})
+    review_copy: dict[str, Any] | None = None  # tasks/review: ReviewCopy.as_cost()
 
 
 def build_cost(inputs: CostInputs) -> dict[str, Any]:
@@ -68,6 +69,7 @@ def build_cost(inputs: CostInputs) -> dict[str, Any]:
             "skipped_spans": inputs.activity_gate.get("skipped_spans", []),
         },
         "activity_gate": {k: v for k, v in inputs.activity_gate.items() if k != "skipped_spans"},
+        "review_copy": inputs.review_copy,
         "retention": {"days": inputs.retention_days, "expires_at": to_rfc3339(expires)},
         "cost": {
             "units": minutes,

@@ -196,6 +196,13 @@ def _check_frames(frames: int, duration: float | None, fps: float, max_duration_
         )
 
 
+def stream_start_s(stream: av.VideoStream) -> float:
+    """The time (s) of the stream's first timestamp: a run's time 0 (the sample stage counts
+    from it, and the review copy shifts its frames by it)."""
+    base = stream.time_base
+    return float(stream.start_time * base) if stream.start_time and base else 0.0
+
+
 def _duration(container: av.container.InputContainer, stream: av.VideoStream) -> float | None:
     if stream.duration is not None and stream.time_base is not None:
         return float(stream.duration * stream.time_base)

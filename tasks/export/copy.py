@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -34,16 +33,7 @@ import av
 
 from tasks.decode.stage import open_video
 from tasks.export.cut import Clip
-
-
-@dataclass(frozen=True)
-class _Timed:
-    """A packet with its timestamps (stream time base), both known."""
-
-    packet: av.Packet[av.VideoStream]
-    pts: int
-    dts: int
-    keyframe: bool
+from tasks.mp4 import Timed, timed_packets, write_copied
 
 
 def copy_clip(source: Path, window: tuple[float, float], out: Path) -> Clip:
@@ -66,7 +56,7 @@ def copy_clip(source: Path, window: tuple[float, float], out: Path) -> Clip:
             if first is None:
                 raise ValueError(f"no frame of the source lies in {start_s:.3f}-{end_s:.3f} s")
             packets = _through_window(_from_keyframe(container, stream, start, base), end)
-            shown = _write(partial, stream, packets, first)
+            shown = write_copied(partial, stream, packets, first)
             size = stream.codec_context.width, stream.codec_context.height
         partial.replace(out)
     finally:
@@ -75,7 +65,7 @@ def copy_clip(source: Path, window: tuple[float, float], out: Path) -> Clip:
     return Clip(out, times[0], times[-1], times, *size)
 
 
-def _first_shown(packets: Iterable[_Timed], start: int, end: int) -> int | None:
+def _first_shown(packets: Iterable[Timed], start: int, end: int) -> int | None:
     """The pts of the first frame shown at or after ``start`` (and not after ``end``)."""
     best: int | None = None
     for packet in packets:
@@ -86,21 +76,15 @@ def _first_shown(packets: Iterable[_Timed], start: int, end: int) -> int | None:
     return best
 
 
-def _timed(container: av.container.InputContainer, stream: av.VideoStream) -> Iterator[_Timed]:
-    for packet in container.demux(stream):
-        if packet.pts is not None and packet.dts is not None:
-            yield _Timed(packet, packet.pts, packet.dts, packet.is_keyframe)
-
-
 def _from_keyframe(
     container: av.container.InputContainer, stream: av.VideoStream, start: int, base: Fraction
-) -> Iterator[_Timed]:
+) -> Iterator[Timed]:
     """The stream's packets in decode order from the last keyframe whose frame is shown at or
     before ``start`` (an index seek may land on a keyframe shown after it: then seek earlier)."""
     target = start
     while True:
         container.seek(max(0, target), backward=True, stream=stream)
-        packets = _timed(container, stream)
+        packets = timed_packets(container, stream)
         first = next((p for p in packets if p.keyframe), None)
         if first is None or first.pts <= start or target <= 0:
             break
@@ -110,11 +94,11 @@ def _from_keyframe(
         yield from packets
 
 
-def _through_window(packets: Iterable[_Timed], end: int) -> Iterator[_Timed]:
+def _through_window(packets: Iterable[Timed], end: int) -> Iterator[Timed]:
     """The shortest decode-order prefix holding every packet shown at or before ``end`` and
     every packet shown before the last one it holds (see the module's docstring), as it is
     read: packets shown after the bound wait until a later one shown within it takes them in."""
-    pending: list[_Timed] = []
+    pending: list[Timed] = []
     bound = end
     for packet in packets:
         if packet.dts > bound:
@@ -124,17 +108,3 @@ def _through_window(packets: Iterable[_Timed], end: int) -> Iterator[_Timed]:
             bound = max(bound, *(p.pts for p in pending))
             yield from pending
             pending = []
-
-
-def _write(path: Path, stream: av.VideoStream, packets: Iterable[_Timed], start: int) -> list[int]:
-    """Mux ``packets`` shifted by ``start``; the pts (unshifted) of those written."""
-    written = []
-    with av.open(str(path), "w", format="mp4") as sink:
-        copied = sink.add_stream_from_template(stream)
-        for timed in packets:
-            packet = timed.packet
-            packet.pts, packet.dts = timed.pts - start, timed.dts - start
-            packet.stream = copied
-            sink.mux(packet)
-            written.append(timed.pts)
-    return written

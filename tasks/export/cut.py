@@ -6,9 +6,9 @@ the clip's frame at ``t - start_s``, to the millisecond (the clip's time base), 
 thumbnails, taken at source times, can be found in its clip by anyone (``ves verify``). The
 picture is turned upright as the analysis saw it (a phone's display matrix) and scaled down to
 at most ``max_side`` pixels; ``transform`` (redaction) is given each frame as RGB with its source
-time. The encoder is libx264 ``veryfast`` at crf ``CRF``: the redaction (CenterFace on every
-frame) costs far more than the encoding, and ``benchmarks/export.py`` measured the size and
-quality it gives (docs/measured/exports.md).
+time. The encoder is ``tasks.mp4``'s libx264 (``veryfast``, shared with the review copy): the
+redaction (CenterFace on every frame) costs far more than the encoding, and
+``benchmarks/export.py`` measured the size and quality it gives (docs/measured/exports.md).
 """
 
 from __future__ import annotations
@@ -16,19 +16,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 
 import av
-import numpy as np
-import numpy.typing as npt
 
 from tasks.decode.stage import display_rotation, open_video
+from tasks.mp4 import Rgb, add_h264_stream, frame_at, upright, upright_size
 
-CLIP_TIME_BASE = Fraction(1, 1000)  # clip timestamps in milliseconds
-PRESET = "veryfast"
-CRF = 23
-Rgb = npt.NDArray[np.uint8]
 Transform = Callable[[Rgb, float], Rgb]  # (upright RGB frame, source time s) -> frame to keep
 
 
@@ -43,11 +37,6 @@ class Clip:
     frame_times: tuple[float, ...]
     width: int
     height: int
-
-
-def _even_size(width: int, height: int, max_side: int) -> tuple[int, int]:
-    scale = min(1.0, max_side / max(width, height))
-    return max(2, 2 * round(width * scale / 2)), max(2, 2 * round(height * scale / 2))
 
 
 def cut_clip(
@@ -73,11 +62,11 @@ def cut_clip(
         with open_video(source) as container, av.open(str(partial), "w", format="mp4") as sink:
             stream = container.streams.video[0]
             stream.thread_type = "AUTO"
-            size = _upright_size(stream, turns, max_side)
+            size = upright_size(stream, turns, max_side)
             writer = _Writer(sink, size, stream, transform)
             for t, frame in _frames_in(container, stream, start_s, end_s):
                 times.append(t)
-                writer.write(_upright(frame, size, turns), t, t - times[0])
+                writer.write(upright(frame, size, turns), t, t - times[0])
             writer.close()
         if not times:
             raise ValueError(f"no frame of the source lies in {start_s:.3f}-{end_s:.3f} s")
@@ -101,13 +90,6 @@ def _frames_in(
         yield t, frame
 
 
-def _upright_size(stream: av.VideoStream, turns: int, max_side: int) -> tuple[int, int]:
-    width, height = stream.codec_context.width, stream.codec_context.height
-    if turns % 2:
-        width, height = height, width
-    return _even_size(width, height, max_side)
-
-
 class _Writer:
     """One MP4 being written: its encoder and the transform its frames get."""
 
@@ -119,38 +101,12 @@ class _Writer:
         transform: Transform | None,
     ) -> None:
         self.sink, self.transform = sink, transform
-        self.encoder = _encoder(sink, size, stream.average_rate)
+        self.encoder = add_h264_stream(sink, size, stream.average_rate)
 
     def write(self, picture: Rgb, source_t: float, clip_t: float) -> None:
         if self.transform is not None:
             picture = self.transform(picture, source_t)
-        self.sink.mux(self.encoder.encode(_clip_frame(picture, clip_t)))
+        self.sink.mux(self.encoder.encode(frame_at(picture, clip_t)))
 
     def close(self) -> None:
         self.sink.mux(self.encoder.encode(None))
-
-
-def _encoder(
-    sink: av.container.OutputContainer, size: tuple[int, int], rate: Fraction | None
-) -> av.VideoStream:
-    encoder = sink.add_stream(
-        "libx264", rate=rate or 25, options={"preset": PRESET, "crf": str(CRF), "bf": "0"}
-    )
-    encoder.width, encoder.height = size
-    encoder.pix_fmt = "yuv420p"
-    encoder.time_base = CLIP_TIME_BASE
-    return encoder
-
-
-def _upright(frame: av.VideoFrame, size: tuple[int, int], turns: int) -> Rgb:
-    width, height = size if turns % 2 == 0 else size[::-1]
-    small = frame.reformat(width=width, height=height, format="rgb24")
-    rgb: Rgb = np.asarray(small.to_ndarray(), dtype=np.uint8)
-    return np.ascontiguousarray(np.rot90(rgb, turns)) if turns else rgb
-
-
-def _clip_frame(picture: Rgb, t_s: float) -> av.VideoFrame:
-    frame = av.VideoFrame.from_ndarray(picture, format="rgb24").reformat(format="yuv420p")
-    frame.pts = round(t_s / CLIP_TIME_BASE)
-    frame.time_base = CLIP_TIME_BASE
-    return frame

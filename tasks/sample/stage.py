@@ -25,7 +25,13 @@ from prefect.cache_policies import NONE
 
 from storage.artifacts.layout import write_rows
 from tasks.context import RunContext
-from tasks.decode.stage import MAX_FRAME_RATE, SourceInfo, frame_budget, open_video
+from tasks.decode.stage import (
+    MAX_FRAME_RATE,
+    SourceInfo,
+    frame_budget,
+    open_video,
+    stream_start_s,
+)
 from tasks.sample.frames import (
     ANALYSIS,
     FRAMES_DIR,
@@ -150,17 +156,12 @@ def _sample(
     return _result(source, sampler, frames_dir.parent, decoded, last_t, truncated)
 
 
-def _start_of(stream: av.VideoStream) -> float:
-    base = stream.time_base
-    return float(stream.start_time * base) if stream.start_time and base else 0.0
-
-
 def _seek(container: av.container.InputContainer, stream: av.VideoStream, t: float) -> None:
     """Move to the keyframe at or before ``t`` seconds (a keyframe's own time lands on it)."""
     base = stream.time_base
     if not base:
         raise _SeekMissed
-    offset = int((t + _start_of(stream) + 1e-4) / base)
+    offset = int((t + stream_start_s(stream) + 1e-4) / base)
     container.seek(offset, backward=True, any_frame=False, stream=stream)
 
 
@@ -225,7 +226,7 @@ def _frames(
 ) -> Iterator[tuple[av.VideoFrame, float]]:
     """The decoded frames and their times; with the activity gate, only its ranges', each
     range's first frame preceded by the held frames of the still stretch before it."""
-    start = _start_of(stream)
+    start = stream_start_s(stream)
     gate = sampler.cfg.gate
     if gate is None:
         for n, frame in enumerate(container.decode(stream)):

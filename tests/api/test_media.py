@@ -26,6 +26,7 @@ def _media_url(client: httpx.Client, video_id: str) -> str:
     body = answer.json()
     assert (body["kind"], body["content_type"]) == ("stored", "video/mp4")
     assert body["expires_at"].endswith("Z")
+    assert body["review_copy"] is False and body["run_id"] is None
     return str(body["url"])
 
 
@@ -139,6 +140,9 @@ def test_an_hls_source_is_played_from_its_own_playlist(
         "url": playlist,
         "expires_at": None,
         "content_type": "application/vnd.apple.mpegurl",
+        "review_copy": False,
+        "run_id": None,
+        "original_sha256": None,
     }
 
 

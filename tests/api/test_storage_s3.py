@@ -1,6 +1,7 @@
 """The API and a real flow on an S3 store (moto's server), whatever ``VES_TEST_STORAGE`` says:
 an upload lands in the bucket and a run reads it from there, thumbnails stream from the bucket or
-redirect to a presigned URL, and a run whose manifest is gone is never served."""
+redirect to a presigned URL, the review copy plays from the bucket by ranges, and a run whose
+manifest is gone is never served."""
 
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ def test_an_upload_is_read_from_the_bucket_and_published_there(
 ) -> None:
     client, video_id, key = uploaded_run
     names = {b.key.removeprefix(f"{key}/") for b in store.list(key)}
-    assert {"manifest.json", "cost.json", "events.parquet"} <= names
+    assert {"manifest.json", "cost.json", "events.parquet", "review.mp4"} <= names
     assert client.get(f"/api/product/videos/{video_id}/scene-graph").json()["objects"]
     assert client.get(f"/api/product/videos/{video_id}/cost").json()["processed_s"] > 0
     assert not list(settings.work_root.glob("run_*"))  # worker-local scratch is gone
@@ -130,6 +131,20 @@ def test_an_export_lands_in_the_bucket_and_one_spans_clip_is_read_from_it_in_pla
         clip = client.get(f"{url}/clips/{span['evidence_id']}")
         assert clip.status_code == 200, clip.text
         assert clip.content == archive.read(span["clip"])
+
+
+def test_a_player_reads_the_review_copy_from_the_bucket_by_ranges(
+    uploaded_run: tuple[httpx.Client, str, str], store: BlobStore
+) -> None:
+    client, video_id, key = uploaded_run
+    body = client.get(f"/api/product/videos/{video_id}/media-url").json()
+    assert (body["kind"], body["review_copy"]) == ("review", True)
+    copy = store.get_bytes(f"{key}/review.mp4")
+    with httpx.Client(base_url=client.base_url) as anon:
+        part = anon.get(body["url"], headers={"Range": "bytes=1000-1999"})
+    assert part.status_code == 206, part.text
+    assert part.content == copy[1000:2000]
+    assert part.headers["x-review-copy"] == f"true; original-sha256={body['original_sha256']}"
 
 
 def test_a_player_reads_an_upload_from_the_bucket_by_ranges(

@@ -219,9 +219,25 @@ def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
         "world_state",
         "timeline",
         "evidence",
+        "review_copy",
     } | ({"join"} if split.startswith("chunks") else set())
     run_id = run_dir.name.removeprefix("run=")
     assert not (settings.work_root / run_id).exists()  # scratch is gone
+    _check_review_copy(reader, run_dir)
+
+
+def _check_review_copy(reader: ArtifactReader, run_dir: Path) -> None:
+    """The review copy is published with the run, listed and hashed, and cost.json says how."""
+    review = reader.document(run_dir, "cost.json")["review_copy"]
+    # The lobby is H.264 in MP4: copied, in any split of the analysis.
+    assert (review["mode"], review["source_codec"]) == ("copy", "h264"), review
+    assert (review["width"], review["height"]) == (320, 240)  # the lobby's own size
+    listed = {f["name"]: f for f in reader.document(run_dir, "manifest.json")["files"]}
+    data = reader.store.get_bytes(f"{run_dir.as_posix()}/review.mp4")
+    assert listed["review.mp4"]["bytes"] == review["bytes"] == len(data)
+    assert listed["review.mp4"]["sha256"] == hashlib.sha256(data).hexdigest()
+    assert review["source_sha256"] == reader.rows(run_dir, "evidence")[0]["source_sha256"]
+    assert 0 < data.find(b"moov") < data.find(b"mdat")  # faststart
 
 
 @pytest.mark.parametrize("stop", [TerminationSignal(15), KeyboardInterrupt(), SystemExit(143)])

@@ -1,5 +1,6 @@
-"""The retention sweep after the real process-video flow: the lobby's artifacts are kept until
-the expiry its ``cost.json`` states and deleted once ``finished_at + retention_days`` has passed;
+"""The retention sweep after the real process-video flow: the lobby's artifacts (its review copy
+among them) are kept until the expiry its ``cost.json`` states and deleted once
+``finished_at + retention_days`` has passed;
 the ``retention-sweep`` flow and its hourly deployment in ``prefect.yaml``."""
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def test_the_lobby_is_kept_until_its_stated_expiry_then_deleted_with_its_records
     early = sweep_retention(settings, catalog, stated - timedelta(seconds=1))
 
     assert early.swept == () and store.exists(f"{published}/manifest.json")
+    assert store.exists(f"{published}/review.mp4")  # the review copy lives with the run
     assert videos.get(run.tenant_id, run.video_id).state == "succeeded"
 
     late = sweep_retention(settings, catalog, due + timedelta(seconds=1))
@@ -62,6 +64,7 @@ def test_the_lobby_is_kept_until_its_stated_expiry_then_deleted_with_its_records
     assert [s.run.run_id for s in late.swept] == [run.run_id]
     assert late.swept[0].freed_bytes == run.artifacts_bytes and late.swept[0].video_expired
     assert store.list(published) == []
+    assert not store.exists(f"{published}/review.mp4")  # and goes with it
     kept = runs.get(run.run_id)
     assert kept.state == "succeeded" and kept.expired_at is not None
     assert kept.artifacts_path == published

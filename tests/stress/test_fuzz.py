@@ -29,10 +29,13 @@ def test_a_short_fuzz_run_finds_nothing() -> None:
     # and a webhook's registration (its URL must resolve to a public address, and the fuzzed
     # service resolves none: no private addresses allowed, and no DNS is relied on here),
     # and a live session's stop (no live stream runs there: its 404 and 409 are checked).
-    # and the media source (a fuzzed token is never a signed one: its 403 is checked).
+    # and the media source and review copy (a fuzzed token is never a signed one: its 403 is
+    # checked).
     never = {
         "GET /api/media/videos/{video_id}/source",
         "HEAD /api/media/videos/{video_id}/source",
+        "GET /api/media/videos/{video_id}/runs/{run_id}/review",
+        "HEAD /api/media/videos/{video_id}/runs/{run_id}/review",
         "POST /api/product/videos/{video_id}/runs/{run_id}/stop",
         "PUT /api/videos/{video_id}/content",
         "GET /readyz",

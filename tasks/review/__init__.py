@@ -1,0 +1,1 @@
+"""The review copy: the run's video in a form every browser plays, kept with its artifacts."""
