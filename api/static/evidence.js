@@ -6,7 +6,7 @@
 // and opens its frames and review note form (one open at a time).
 import { $, el, loadImage, seconds } from "./api.js";
 import { spanNotes, verdictBadge } from "./notes.js";
-import { onSelect, selectObject, thingOf } from "./selection.js";
+import { onSelect, selectObject, selectedObject, thingOf } from "./selection.js";
 
 const GROUPS_PER_PAGE = 20;
 const SPANS_PER_PAGE = 10;
@@ -227,6 +227,16 @@ function render(pages = 1) {
   const more = $("ev-more");
   more.hidden = shown.length >= groups.length;
   more.textContent = `${groups.length - shown.length} more`;
+  keepSelection();
+}
+
+/** The selected thing's group stays marked and open when the list is drawn again. */
+function keepSelection() {
+  const chosen = selectedObject();
+  if (!chosen) return;
+  markSelected(chosen);
+  const item = state.list.querySelector("li.group.selected");
+  if (item) openGroup(item, true);
 }
 
 /** Show the group of `rowOf` (its page and its spans as far as `evidenceId`); its item. */
