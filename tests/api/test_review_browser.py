@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from testkit.media_server import MediaServer
 from tests.api.browser import open_page, row_of, sign_in
 from tests.api.helpers import upload_recording, wait_done
 from tests.api.test_tracks import box_at
@@ -247,10 +248,10 @@ def _long_video() -> dict[str, Any]:
     }
 
 
-def _long_record() -> dict[str, Any]:
+def _long_record(video_id: str = "vid_long", title: str = "Long shift") -> dict[str, Any]:
     return {
-        "video_id": "vid_long",
-        "title": "Long shift",
+        "video_id": video_id,
+        "title": title,
         "source": {"type": "upload", "url": None},
         "state": "succeeded",
         "created_at": "2026-11-29T06:00:00Z",
@@ -258,14 +259,16 @@ def _long_record() -> dict[str, Any]:
     }
 
 
-def test_thousands_of_spans_stay_a_short_fast_page(page: Any, api_url: str) -> None:
-    documents = {name: json.dumps(doc) for name, doc in _long_video().items()}
+def _stub_api(page: Any, documents: dict[str, Any]) -> None:
+    """Answer the dashboard's API calls from ``documents`` (by the path's last part; the
+    listing as "videos"), anything else 404."""
+    bodies = {name: json.dumps(doc) for name, doc in documents.items()}
 
     def answer(route: Any) -> None:
         path = route.request.url.split("?")[0]
         name = "videos" if path.endswith("/api/product/videos") else path.rsplit("/", 1)[-1]
-        if name in documents:
-            route.fulfill(status=200, content_type="application/json", body=documents[name])
+        if name in bodies:
+            route.fulfill(status=200, content_type="application/json", body=bodies[name])
         else:
             route.fulfill(
                 status=404,
@@ -274,6 +277,10 @@ def test_thousands_of_spans_stay_a_short_fast_page(page: Any, api_url: str) -> N
             )
 
     page.route("**/api/**", answer)
+
+
+def test_thousands_of_spans_stay_a_short_fast_page(page: Any, api_url: str) -> None:
+    _stub_api(page, _long_video())
     sign_in(page, api_url, "ves_stub")
     started = time.monotonic()
     row_of(page, "Long shift").locator("td").first.click()
@@ -293,6 +300,72 @@ def test_thousands_of_spans_stay_a_short_fast_page(page: Any, api_url: str) -> N
     height = page.evaluate("() => document.documentElement.scrollHeight")
     assert height <= 3 * SCREEN_PX + 300, height
     assert opened_s < 5 and filtered_s < 2, (opened_s, filtered_s)
+
+
+# A known track over the lobby clip: seen at 1 s, filled in (estimated) at 2 s and 3 s.
+KNOWN_ROWS = {
+    "t_s": [1.0, 2.0, 3.0],
+    "bbox": [[0.1, 0.2, 0.3, 0.6], [0.3, 0.2, 0.5, 0.6], [0.5, 0.3, 0.7, 0.7]],
+    "estimated": [False, True, True],
+}
+
+
+def _known_track(media_url: str) -> dict[str, Any]:
+    """The documents of a run with one tracked object (KNOWN_ROWS) over a real, playable clip."""
+    run = {"video_id": "vid_known", "run_id": "run_known"}
+    person = {"object_id": "obj_p", "name": "person 1", "class": "person", "identity_id": None}
+    graph_object = person | {
+        "confidence": 0.9, "first_seen_s": 1.0, "last_seen_s": 3.0, "zones": [],
+        "attributes": {}, "evidence_ids": [], "detections": 3,
+    }  # fmt: skip
+    return {
+        "videos": {"data": [_long_record("vid_known", "Known track")], "next_cursor": None},
+        "scene-graph": run
+        | {"objects": [graph_object], "zones": [], "events": [], "relations": []},
+        "timeline": run | {"duration_s": 20.0, "events": [], "refresh_markers": []},
+        "evidence-view": run | {"spans": []},
+        "tracks": run | {"start_s": 0, "end_s": None, "objects": [person | {"rows": KNOWN_ROWS}]},
+        "cost": run | {"duration_s": 20.0, "processed_s": 20.0, "stages": {}, "frames": {}},
+        "media-url": {"kind": "stored", "url": media_url, "expires_at": None},
+    }
+
+
+# How much of the selected box's top edge is drawn (a dashed edge leaves gaps).
+_TOP_EDGE_DRAWN = """([x1, x2, y]) => {
+  const c = document.getElementById('boxes');
+  const row = c.getContext('2d').getImageData(0, Math.round(y), c.width, 1).data;
+  let on = 0, all = 0;
+  for (let x = Math.ceil(x1) + 2; x < Math.floor(x2) - 2; x++, all++) {
+    if (row[4 * x] > 200 && row[4 * x + 1] < 80 && row[4 * x + 2] > 200) on++;
+  }
+  return on / all;
+}"""
+
+
+def test_boxes_interpolate_between_rows_and_estimated_ones_are_dashed(
+    page: Any, api_url: str, lobby_media: MediaServer
+) -> None:
+    _stub_api(page, _known_track(lobby_media.url("lobby.mp4")))
+    sign_in(page, api_url, "ves_stub")
+    row_of(page, "Known track").locator("td").first.click()
+    page.wait_for_function("() => document.getElementById('boxes').dataset.objects == 1")
+    page.wait_for_function("() => document.getElementById('player').readyState >= 2")
+    _select_lane(page, "person 1")
+    coverage = {}
+    for t in (1.2, 1.6, 2.5):  # nearer the seen row, then nearer the filled-in ones
+        _show(page, t)
+        drawn = page.evaluate(_SELECTED_EXTENT)
+        box = box_at(KNOWN_ROWS, t)
+        assert box is not None and drawn["extent"] is not None, t
+        want = [box[0] * drawn["width"], box[1] * drawn["height"]]
+        want += [box[2] * drawn["width"], box[3] * drawn["height"]]
+        errors = [abs(a - b) for a, b in zip(drawn["extent"], want, strict=True)]
+        assert max(errors) <= PIXEL_TOLERANCE, (t, drawn["extent"], want)
+        coverage[t] = page.evaluate(_TOP_EDGE_DRAWN, [want[0], want[2], want[1]])
+    assert coverage[1.2] > 0.95, coverage  # solid: seen
+    assert coverage[1.6] < 0.8 and coverage[2.5] < 0.8, coverage  # dashed: estimated
+    _show(page, 4.0)  # past the last row: nothing drawn
+    assert page.locator("#boxes").get_attribute("data-boxes") == "0"
 
 
 def test_the_street_clip_is_a_short_page_and_plays_from_a_timeline_mark(
