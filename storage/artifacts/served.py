@@ -240,12 +240,16 @@ def name_citations(
 def name_hits(
     reader: ArtifactReader, runs: RunStore, hits: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Search hits with the ``object_name`` of their object (null without one)."""
+    """Search hits with the ``object_name`` of their object (null without one, and for a run
+    whose artifacts went away since the search read its hits: the hit is still answered)."""
     names: dict[str, dict[str, str]] = {}
     named = []
     for hit in hits:
         if hit.get("object_id") and hit["run_id"] not in names:
-            names[hit["run_id"]] = names_of(reader, runs.get(hit["run_id"]))
+            try:
+                names[hit["run_id"]] = names_of(reader, runs.get(hit["run_id"]))
+            except NotReady:
+                names[hit["run_id"]] = {}
         of_run = names.get(hit["run_id"], {})
         named.append(hit | {"object_name": of_run.get(hit.get("object_id") or "")})
     return named
