@@ -4,13 +4,15 @@ MCP tools."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from api.schemas.ask import AskAnswer, WorkspaceAskAnswer
 from ask.engine import Phraser, answer_question
 from ask.world import WorldCache
 from search.ask import ask_workspace
 from search.engine import SearchEngine
-from storage.artifacts.served import newest_run
+from storage.artifacts.reads import ArtifactReader
+from storage.artifacts.served import name_citations, newest_run
 from storage.catalog.asks import AskLog
 from storage.catalog.database import Catalog
 from storage.catalog.records import Tenant
@@ -46,6 +48,7 @@ def ask_about(
     ask_id = AskLog(catalog).record(
         tenant.tenant_id, video_id, run.run_id, document, answer.phrased_by, limits
     )
+    document["citations"] = name_citations(worlds.reader, runs, document["citations"], run)
     return AskAnswer(
         **document,
         video_id=video_id,
@@ -65,15 +68,21 @@ def ask_workspace_about(
     if asked_today >= limits.asks_per_day:
         raise refuse("asks_per_day", limits.asks_per_day, asked_today)
     answer = ask_workspace(engine, tenant.tenant_id, question)
-    document = {
+    cites: list[dict[str, Any]] = [dataclasses.asdict(c) for c in answer.citations]
+    document: dict[str, Any] = {
         "question": answer.question,
         "answer": answer.answer,
         "grounded": answer.grounded,
         "confidence": round(answer.confidence, 3),
-        "citations": [dataclasses.asdict(c) for c in answer.citations],
+        "citations": cites,
         "refusal_reason": answer.refusal_reason,
         "interpreted": answer.interpreted,
         "searched": answer.searched,
     }
     ask_id = AskLog(catalog).record(tenant.tenant_id, None, None, document, "rules", limits)
+    reader = ArtifactReader(engine.store)
+    try:
+        document["citations"] = name_citations(reader, RunStore(catalog), cites)
+    finally:
+        reader.close()
     return WorkspaceAskAnswer.model_validate(document | {"ask_id": ask_id})

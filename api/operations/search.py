@@ -12,7 +12,10 @@ from api.schemas.search import Searched, SearchHit, SearchResults
 from search.engine import SearchEngine
 from search.filters import SearchFilters, Sort
 from search.reader import Vocabulary, read_query
+from storage.artifacts.reads import ArtifactReader
+from storage.artifacts.served import name_hits
 from storage.catalog.records import Tenant
+from storage.catalog.runs.store import RunStore
 from storage.catalog.search_index import vocabulary
 from storage.catalog.usage import UsageStore, day_of, refuse
 from ves.clock import now_rfc3339
@@ -90,8 +93,13 @@ def search_workspace(
         raise refuse("searches_per_day", per_day, today)
     page = engine.search(tenant.tenant_id, filters, limit=limit, cursor=cursor)
     usage.count_search(tenant.tenant_id, per_day)
+    reader = ArtifactReader(engine.store)
+    try:
+        hits = name_hits(reader, RunStore(engine.index.catalog), [dict(r) for r in page.hits])
+    finally:
+        reader.close()
     return SearchResults(
-        data=[SearchHit.from_row(dict(row)) for row in page.hits],
+        data=[SearchHit.from_row(row) for row in hits],
         next_cursor=page.next_cursor,
         interpreted=page.filters.interpreted(),
         searched=Searched(runs=page.runs, videos=page.videos, read=page.read),

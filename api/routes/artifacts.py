@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel
 
@@ -29,11 +29,17 @@ from api.audit import AuditedRoute, note_ids
 from api.deps import ReadCacheDep, ReaderDep, RunsDep, StoreDep, TenantDep, VideosDep, ViewsDep
 from api.problems import problem_responses
 from api.read_cache import ReadCache, Rendered, cache_key, etag_of, respond_cached
-from api.schemas.artifacts import CostReport, EvidenceView, SceneGraph, Timeline
+from api.schemas.artifacts import CostReport, EvidenceView, SceneGraph, Timeline, Tracks
 from storage.artifacts.layout import COST, THUMBS
-from storage.artifacts.served import RunViews, evidence_of, scene_graph_of, timeline_of
+from storage.artifacts.served import (
+    RunViews,
+    evidence_of,
+    scene_graph_of,
+    timeline_of,
+    tracks_of,
+)
 from storage.catalog.records import Run
-from ves.errors import BlobNotFound, NotFound, NotReady
+from ves.errors import BlobNotFound, NotFound, NotReady, ValidationFailed
 
 router = APIRouter(tags=["artifacts"], route_class=AuditedRoute)
 
@@ -177,6 +183,52 @@ def cost(
     video_id: str, request: Request, tenant: TenantDep, views: ViewsDep, cache: ReadCacheDep
 ) -> Response:
     return _document(request, tenant.tenant_id, video_id, views, cache, "cost")
+
+
+@router.get(
+    "/api/product/videos/{video_id}/tracks",
+    summary="Tracked boxes (to draw over the player)",
+    description="Every object's tracked boxes of the newest succeeded run (or of the run "
+    "`run_id`), read from `tracks.parquet`: per object its `name` (as the scene graph names "
+    "it) and its rows as columns `t_s`, `bbox` (normalised [x1, y1, x2, y2]) and `estimated` "
+    "(filled in, not seen: drawn dashed by the dashboard). Boxes exist at sampled frames only; "
+    "between two rows a player interpolates linearly. `start_s` and `end_s` keep the rows "
+    "shown in that window (inclusive). 404 for an unknown video or run (or another tenant's), "
+    "409 before a run succeeded (or for a run that did not), 422 for a window that ends "
+    "before it starts.",
+    responses={
+        200: {"headers": _VALIDATOR_HEADERS},
+        304: _NOT_MODIFIED,
+        **problem_responses(401, 404, 409, 422),
+    },
+    response_model=Tracks,
+    response_model_by_alias=True,
+)
+def tracks(
+    video_id: str,
+    request: Request,
+    tenant: TenantDep,
+    views: ViewsDep,
+    cache: ReadCacheDep,
+    run_id: str | None = Query(None, description="A succeeded run of the video."),
+    start_s: float = Query(0.0, ge=0, description="Keep rows shown from this time (s)."),
+    end_s: float | None = Query(None, ge=0, description="Keep rows shown up to this time (s)."),
+) -> Response:
+    if end_s is not None and end_s < start_s:
+        raise ValidationFailed(
+            f"end_s {end_s} is before start_s {start_s}",
+            errors=[
+                {"loc": ["query", "end_s"], "msg": "must not be before start_s", "type": "window"}
+            ],
+        )
+    run = views.run_of(tenant.tenant_id, video_id, run_id)
+    what = f"tracks.{start_s!r}-{end_s!r}"
+    return _respond(
+        request,
+        cache,
+        (tenant.tenant_id, run, what),
+        lambda: Rendered.from_document(tracks_of(views.reader, run, start_s, end_s), Tracks),
+    )
 
 
 # What each document route reads from a run, and the response model that renders it.

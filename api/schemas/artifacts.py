@@ -10,9 +10,18 @@ from typing_extensions import TypedDict
 
 from storage.catalog.review_notes import Verdict
 
+_NAME_DOC = (
+    "The object's name as people read it, the same in every answer (computed once, in "
+    "`storage.artifacts.names`): `person N` numbered per identity in order of first appearance "
+    "(every appearance of one person shares N), `face N`, the text that was read (quoted) or "
+    "`text N`, `<colour> object` (with ` N` where two things share it) or `object N` without "
+    "a colour."
+)
+
 
 class ObjectPublic(BaseModel):
     object_id: str
+    name: str = Field(description=_NAME_DOC, examples=["person 3", "red object", '"GATE 7"'])
     class_: str = Field(alias="class", serialization_alias="class")
     confidence: float
     first_seen_s: float
@@ -93,6 +102,12 @@ class TimelineEntry(BaseModel):
     event_id: str
     type: str
     object_id: str | None
+    object_name: str | None = Field(
+        default=None,
+        description="The name of the event's object (its scene graph `name`); null for scene "
+        "events.",
+        examples=["person 3"],
+    )
     zone_id: str | None
     confidence: float
     label: str
@@ -172,6 +187,12 @@ class EvidenceSpan(BaseModel):
     end_s: float
     object_id: str | None
     event_id: str | None
+    object_name: str | None = Field(
+        default=None,
+        description="The name of what the span is about: its object's, or its event's object's "
+        "(the scene graph's `name`); null for scene events. Added as served, like `verdict`.",
+        examples=["person 3"],
+    )
     confidence: float
     frames: list[EvidenceFrame]
     review_notes: list[ReviewNote]
@@ -190,6 +211,75 @@ class EvidenceView(BaseModel):
     video_id: str
     run_id: str
     spans: list[EvidenceSpan]
+
+
+class TrackRows(BaseModel):
+    """One object's tracked boxes as columns of equal length, in time order."""
+
+    t_s: list[float] = Field(description="When each box is shown in the video.")
+    bbox: list[list[float]] = Field(
+        description="Each box, normalised [x1, y1, x2, y2] (0..1 of the frame's width, height)."
+    )
+    estimated: list[bool] = Field(
+        description="Whether the box was filled in rather than seen by a detector there "
+        "(`tracks.parquet` `estimated`): draw it as a guess, e.g. dashed."
+    )
+
+
+class TrackedObject(BaseModel):
+    object_id: str
+    name: str = Field(description=_NAME_DOC)
+    class_: str = Field(alias="class", serialization_alias="class")
+    identity_id: str | None = Field(
+        description="The identity whose appearance it is (null for texts and faces)."
+    )
+    rows: TrackRows
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class Tracks(BaseModel):
+    """The tracked boxes of a run, per object, to draw over the playing video: a player shows
+    the box at a time by interpolating linearly between an object's two rows around it (boxes
+    are kept at the run's sampled frames only)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "video_id": "vid_01m7zbsdnaq33qybzby9qpkjxt",
+                    "run_id": "run_01m7zbsdnepf3bap3vrzhkr8he",
+                    "start_s": 0.0,
+                    "end_s": 2.5,
+                    "objects": [
+                        {
+                            "object_id": "obj_stcqh1",
+                            "name": "person 1",
+                            "class": "person",
+                            "identity_id": "idn_01jd3k8w2n6qz4b7xv0c9mrt5h",
+                            "rows": {
+                                "t_s": [2.0, 2.2, 2.4],
+                                "bbox": [
+                                    [0.1, 0.2, 0.16, 0.5],
+                                    [0.11, 0.2, 0.17, 0.5],
+                                    [0.12, 0.21, 0.18, 0.51],
+                                ],
+                                "estimated": [False, True, False],
+                            },
+                        }
+                    ],
+                }
+            ]
+        }
+    )
+
+    video_id: str
+    run_id: str
+    start_s: float = Field(description="The window's start (0 unless `start_s` was asked).")
+    end_s: float | None = Field(description="The window's end; null: to the end of the video.")
+    objects: list[TrackedObject] = Field(
+        description="Objects with at least one box in the window, by first appearance."
+    )
 
 
 class CostFallback(BaseModel):

@@ -26,6 +26,16 @@ class CitationPublic(BaseModel):
     evidence_id: str
     start_s: float
     end_s: float
+    object_id: str | None = Field(
+        default=None,
+        description="The object the cited span is about (its own, or its event's); null for "
+        "a scene event's span.",
+    )
+    object_name: str | None = Field(
+        default=None,
+        description="That object's name, as the scene graph names it (`person 3`).",
+        examples=["person 3"],
+    )
 
 
 class CoveragePublic(BaseModel):

@@ -27,6 +27,7 @@ class SearchHit(BaseModel):
                     "title": "Front gate",
                     "run_id": "run_01jd3k9a7bq0c1d2e3f4g5h6j7",
                     "object_id": "obj_0001",
+                    "object_name": '"GATE 7"',
                     "event_id": None,
                     "class": "text",
                     "text": "GATE 7",
@@ -50,6 +51,11 @@ class SearchHit(BaseModel):
     title: str = Field(description="The video's title.")
     run_id: str = Field(description="The run it was found in (the video's newest by default).")
     object_id: str | None = Field(description="The object (scene graph), if any.")
+    object_name: str | None = Field(
+        default=None,
+        description="The object's name, as the scene graph names it (`person 3`, "
+        "`red object`, the text read); null without an object.",
+    )
     event_id: str | None = Field(description="The event, for event hits.")
     class_: str | None = Field(
         alias="class", description="The object's class (for an event, its object's)."

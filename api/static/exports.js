@@ -2,6 +2,7 @@
 // redacted when ticked), its state while the export-evidence flow makes it, then the bundle's
 // sha256 and a download (with the key).
 import { $, api, authHeaders, el, postJson } from "./api.js";
+import { decorateSpans } from "./evidence.js";
 
 let watching = null; // the export being followed; a newer one (or another video) stops it
 
@@ -62,13 +63,13 @@ function selects(selection, item) {
     && (selection.end_s == null || start <= selection.end_s);
 }
 
-/** A "clip" link on every exported span: its MP4 as the bundle holds it (the single-clip
- * download), carrying the same Content Credentials. */
+/** A "clip" link on every exported span (drawn now or once its group opens): its MP4 as the
+ * bundle holds it (the single-clip download), carrying the same Content Credentials. */
 function offerClips(videoId, exportDoc) {
   document.querySelectorAll("#evidence a.clip").forEach((a) => a.remove());
   const base = `/api/product/videos/${encodeURIComponent(videoId)}/exports/${exportDoc.export_id}`;
-  for (const item of document.querySelectorAll("#evidence li.span")) {
-    if (!selects(exportDoc.selection ?? {}, item)) continue;
+  decorateSpans((item) => {
+    if (!selects(exportDoc.selection ?? {}, item)) return;
     const evidenceId = item.dataset.evidenceId;
     const link = el("a", "clip", "clip");
     link.href = "#";
@@ -83,12 +84,13 @@ function offerClips(videoId, exportDoc) {
       save.click();
     });
     item.querySelector(".span-head").append(" ", link);
-  }
+  });
 }
 
 /** Reset the export panel for `videoId` (a newly opened video). */
 export function resetExport(videoId) {
   watching = null;
+  decorateSpans(null);
   $("export-state").textContent = "";
   $("export-download").replaceChildren();
   $("export-check").hidden = true;

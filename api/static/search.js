@@ -11,7 +11,8 @@ export function videoLink(videoId, t) {
 }
 
 function matched(hit) {
-  const what = hit.text ? `text '${hit.text}'` : hit.class || "";
+  // A thing by its name as every page names it; a text by what was read.
+  const what = hit.text ? `text '${hit.text}'` : hit.object_name || hit.class || "";
   const parts = [hit.event_type, what, hit.zones?.length ? `in ${hit.zones.join(", ")}` : ""];
   return parts.filter(Boolean).join(" · ");
 }
@@ -32,8 +33,10 @@ function hitItem(hit) {
       window.dispatchEvent(new HashChangeEvent("hashchange"));
     }
   });
+  const what = el("span", matched(hit), "hit-what");
+  what.title = [hit.class, hit.object_id, hit.event_id].filter(Boolean).join(" · ");
   item.append(
-    img, link, el("span", matched(hit)),
+    img, link, what, el("code", hit.object_id || hit.event_id || "", "raw-id"),
     el("span", `${seconds(hit.start_s)} – ${seconds(hit.end_s)}`),
     el("span", `confidence ${Number(hit.confidence).toFixed(2)}`),
   );

@@ -1,12 +1,20 @@
-// The timeline chart: one row per object, events as marks (bars when they last), refresh markers
-// as vertical lines, and an axis in seconds. A click seeks the player: a mark or marker to its
-// time, a lane to the time under the pointer, a row's label to its object's first sighting.
+// The timeline chart: one lane per thing (an identity's appearances share one; the first
+// MAX_LANES shown, the rest behind an "N more" control), named as everywhere else, events as
+// marks (bars when they last), refresh markers as vertical lines, and an axis in seconds. A
+// click seeks the player: a mark or marker to its time, a lane to the time under the pointer, a
+// row's label to its thing's first sighting; a click on a lane also selects its thing (its box
+// on the video, its evidence).
+import { $ } from "./api.js";
+import { onSelect, selectObject, selectedObject, thingOf } from "./selection.js";
 import { svg, titled } from "./svg.js";
 
 const LABEL_W = 150;
 const ROW_H = 24;
 const PLOT_W = 640;
 const AXIS_H = 28;
+const MAX_LANES = 8;
+let expanded = false; // whether every lane is shown
+let redraw = null; // draws the chart again (the "more" control)
 const BARS = new Set(["dwell", "text_seen"]);
 let playheadX = null; // seconds to the drawn chart's x
 
@@ -69,14 +77,47 @@ export function movePlayhead(t) {
   head.setAttribute("x2", x);
 }
 
+/** The lanes: one per thing, [{ key, name, objects, first_s }] by first sighting. */
+function lanesOf(graph) {
+  const lanes = new Map();
+  // In the order names are numbered (storage.artifacts.names): first sighting, then id.
+  const objects = [...graph.objects].sort((a, b) => a.first_seen_s - b.first_seen_s
+    || (a.object_id < b.object_id ? -1 : 1));
+  for (const obj of objects) {
+    const key = obj.identity_id || obj.object_id;
+    if (!lanes.has(key)) lanes.set(key, { key, name: obj.name, objects: [], first_s: obj.first_seen_s });
+    lanes.get(key).objects.push(obj);
+  }
+  return [...lanes.values()];
+}
+
+function moreControl(hidden, onToggle) {
+  const button = $("timeline-more");
+  button.hidden = hidden === 0 && !expanded;
+  button.textContent = expanded ? "Fewer lanes" : `${hidden} more lanes`;
+  button.onclick = onToggle;
+}
+
+/** Mark the lane of `objectId`'s thing (null: none). */
+function markLane(objectId) {
+  const thing = objectId ? thingOf(objectId) : null;
+  for (const group of document.querySelectorAll("#timeline-chart g.row")) {
+    group.classList.toggle("selected", group.dataset.thing === thing);
+  }
+}
+
 /** Draw the chart for `graph` (scene graph) and `timeline` (duration, refresh markers); a click
  * calls `onSeek(seconds)`. */
-export function drawTimeline(container, graph, timeline, onSeek = () => undefined) {
+export function drawTimeline(container, graph, timeline, onSeek = () => undefined, fresh = true) {
+  if (fresh) expanded = false;
+  redraw = () => drawTimeline(container, graph, timeline, onSeek, false);
   const duration = Math.max(timeline.duration_s || 0, 0.1);
   const x = (t) => LABEL_W + (Math.min(Math.max(t, 0), duration) / duration) * PLOT_W;
-  const objects = [...graph.objects].sort((a, b) => a.first_seen_s - b.first_seen_s);
+  const lanes = lanesOf(graph);
+  const shown = expanded ? lanes : lanes.slice(0, MAX_LANES);
+  moreControl(lanes.length - shown.length, () => { expanded = !expanded; redraw(); });
   const scene = graph.events.filter((e) => !e.object_id);
-  const rows = objects.length + (scene.length ? 1 : 0);
+  const rows = shown.length + (scene.length ? 1 : 0);
   const height = rows * ROW_H + 4;
   const chart = svg("svg", {
     id: "timeline-chart", viewBox: `0 0 ${LABEL_W + PLOT_W + 20} ${height + AXIS_H}`,
@@ -91,15 +132,20 @@ export function drawTimeline(container, graph, timeline, onSeek = () => undefine
     const span = `${still.start_s.toFixed(1)}-${still.end_s.toFixed(1)} s`;
     chart.append(titled(band, `still ${span}: ${still.reason}`));
   }
-  objects.forEach((obj, i) => {
-    const events = graph.events.filter((e) => e.object_id === obj.object_id);
-    const group = row(chart, `${obj.class} ${obj.object_id.slice(-6)}`, i * ROW_H, events, x);
-    group.dataset.objectId = obj.object_id;
-    group.dataset.firstS = obj.first_seen_s;
-    titled(group.firstChild, obj.attributes?.text ? `${obj.class}: ${obj.attributes.text}` : obj.class);
+  shown.forEach((lane, i) => {
+    const ids = new Set(lane.objects.map((o) => o.object_id));
+    const events = graph.events.filter((e) => ids.has(e.object_id));
+    const group = row(chart, lane.name, i * ROW_H, events, x);
+    group.dataset.objectId = lane.objects[0].object_id;
+    group.dataset.thing = lane.key;
+    group.dataset.name = lane.name;
+    group.dataset.firstS = lane.first_s;
+    const kind = lane.objects[0].class;
+    const appearances = lane.objects.length > 1 ? `, ${lane.objects.length} appearances` : "";
+    titled(group.firstChild, `${kind}${appearances}: ${[lane.key, ...ids].filter((v, k, a) => a.indexOf(v) === k).join(" ")}`);
   });
   if (scene.length) {
-    row(chart, "scene", objects.length * ROW_H, scene, x).setAttribute("class", "scene-row");
+    row(chart, "scene", shown.length * ROW_H, scene, x).setAttribute("class", "scene-row");
   }
   for (const marker of timeline.refresh_markers) {
     const line = svg("line", { x1: x(marker.t_s), y1: 0, x2: x(marker.t_s), y2: height });
@@ -113,8 +159,24 @@ export function drawTimeline(container, graph, timeline, onSeek = () => undefine
   chart.append(head);
   const toTime = (px) => (Math.min(Math.max(px - LABEL_W, 0), PLOT_W) / PLOT_W) * duration;
   chart.addEventListener("click", (event) => {
+    const lane = event.target.closest("g.row[data-object-id]");
+    if (lane) selectObject(lane.dataset.objectId, "timeline");
     const t = clickedTime(chart, event, toTime);
     if (t !== null && Number.isFinite(t)) onSeek(t);
   });
   container.replaceChildren(chart);
+  markLane(selectedObject());
 }
+
+// A thing selected elsewhere (its box, its evidence): mark its lane, shown even if collapsed.
+onSelect((objectId) => {
+  const thing = objectId ? thingOf(objectId) : null;
+  const chart = document.getElementById("timeline-chart");
+  if (!chart) return;
+  const drawnLane = chart.querySelector(`g.row[data-thing="${CSS.escape(thing || "")}"]`);
+  if (thing && !drawnLane && !expanded && redraw) {
+    expanded = true;
+    redraw();
+  }
+  markLane(objectId);
+});

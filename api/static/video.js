@@ -2,9 +2,11 @@
 // the ask box. What has a time (a timeline mark, a span, a citation) seeks the player.
 import { $, api, definitions, el, loadImage, postJson, releaseImages, seconds } from "./api.js";
 import { showAudit } from "./audit.js";
+import { clearBoxes, loadBoxes } from "./boxes.js";
 import { drawEvidence, selectSpan } from "./evidence.js";
 import { resetExport } from "./exports.js";
 import { followPlayer, loadPlayer, resetPlayer, seekTo } from "./player.js";
+import { setObjects } from "./selection.js";
 import { svg, titled } from "./svg.js";
 import { drawTimeline, movePlayhead } from "./timeline.js";
 
@@ -42,8 +44,8 @@ function drawScene(graph, spans) {
   for (const { obj, bbox } of firstBoxes(graph, spans)) {
     const [x1, y1, x2, y2] = bbox;
     const box = svg("rect", { x: x1, y: y1, width: x2 - x1, height: y2 - y1, class: "box" });
-    overlay.append(titled(box, `${obj.class} ${obj.object_id}`));
-    overlay.append(svg("text", { x: x1, y: Math.max(y1 - 0.01, 0.04), class: "box-label" }, obj.class));
+    overlay.append(titled(box, `${obj.name} (${obj.class} ${obj.object_id})`));
+    overlay.append(svg("text", { x: x1, y: Math.max(y1 - 0.01, 0.04), class: "box-label" }, obj.name));
   }
   holder.append(img, overlay);
   loadImage(img, frame.thumbnail_url).catch((error) => { img.alt = error.message; });
@@ -81,7 +83,9 @@ function drawAnswer(answer) {
   box.append(el("p", verdict, answer.grounded ? "grounded" : "refused"));
   const list = el("ul", undefined, "citations");
   for (const cite of answer.citations) {
-    const link = el("a", `${cite.evidence_id} (${seconds(cite.start_s)} – ${seconds(cite.end_s)})`);
+    const what = cite.object_name || "the scene";
+    const link = el("a", `${what} (${seconds(cite.start_s)} – ${seconds(cite.end_s)})`);
+    link.title = [cite.evidence_id, cite.object_id].filter(Boolean).join(" · ");
     link.href = `#span-${cite.evidence_id}`;
     link.dataset.evidenceId = cite.evidence_id;
     link.addEventListener("click", (event) => {
@@ -89,7 +93,7 @@ function drawAnswer(answer) {
       highlightSpan(cite.evidence_id);
     });
     const item = el("li");
-    item.append(link);
+    item.append(link, " ", el("code", cite.evidence_id, "raw-id"));
     list.append(item);
   }
   box.append(list);
@@ -101,14 +105,18 @@ export async function openVideo(video, t = null) {
   current = video.video_id;
   releaseImages();
   resetPlayer();
+  clearBoxes();
+  setObjects([]);
   const player = loadPlayer(video.video_id);
   if (t !== null) seekTo(t);
   $("detail").hidden = false;
   $("detail-title").textContent = video.title;
   $("detail-error").textContent = "";
-  for (const id of ["timeline", "scene", "cost", "evidence", "answer", "audit-rows"]) {
+  for (const id of ["timeline", "scene", "cost", "evidence", "answer", "audit-rows", "ev-summary"]) {
     $(id).replaceChildren();
   }
+  $("timeline-more").hidden = true;
+  $("ev-more").hidden = true;
   resetExport(video.video_id);
   const base = `/api/product/videos/${encodeURIComponent(video.video_id)}`;
   try {
@@ -116,6 +124,10 @@ export async function openVideo(video, t = null) {
       ["scene-graph", "timeline", "evidence-view", "cost"].map((p) => api(`${base}/${p}`)),
     );
     if (current !== video.video_id) return;
+    setObjects(graph.objects);
+    loadBoxes(video.video_id, graph.run_id).catch((error) => {
+      $("player-note").textContent = `No boxes: ${error.message}.`;
+    });
     drawTimeline($("timeline"), graph, timeline, seekTo);
     drawEvidence($("evidence"), video.video_id, view.spans, graph, seekTo);
     drawScene(graph, view.spans);
@@ -129,6 +141,10 @@ export async function openVideo(video, t = null) {
 }
 
 followPlayer(movePlayhead);
+
+$("ids-toggle").addEventListener("change", (event) => {
+  document.body.classList.toggle("show-ids", event.target.checked);
+});
 
 $("ask-form").addEventListener("submit", async (event) => {
   event.preventDefault();

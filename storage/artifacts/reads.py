@@ -85,19 +85,46 @@ class ArtifactReader:
         """Every evidence span's id and time (without its frames and notes)."""
         return self._select(run, "evidence", "SELECT evidence_id, start_s, end_s FROM {source}")
 
-    def _select(self, run: str | Path, name: str, query: str) -> list[dict[str, Any]]:
-        """Run ``query`` (``{source}`` stands for the artifact) on the run's artifact ``name``."""
+    def span_subjects(self, run: str | Path) -> list[dict[str, Any]]:
+        """Every evidence span's id with the object and the event it backs."""
+        query = "SELECT evidence_id, object_id, event_id FROM {source}"
+        return self._select(run, "evidence", query)
+
+    def track_rows(self, run: str | Path, start_s: float, end_s: float) -> list[dict[str, Any]]:
+        """The tracked boxes shown from ``start_s`` to ``end_s`` (inclusive), by object then time:
+        ``track_id``, ``t_s``, ``bbox``, ``estimated`` (False where unknown: runs made before
+        the column have none, hence ``*`` rather than naming it)."""
+        query = (
+            "SELECT * FROM {source} WHERE t_s >= $start AND t_s <= $end AND track_id IS NOT NULL"
+            " ORDER BY track_id, t_s"
+        )
+        rows = self._select(run, "tracks", query, {"start": start_s, "end": end_s})
+        return [
+            {
+                "track_id": r["track_id"],
+                "t_s": r["t_s"],
+                "bbox": r["bbox"],
+                "estimated": bool(r.get("estimated")),
+            }
+            for r in rows
+        ]
+
+    def _select(
+        self, run: str | Path, name: str, query: str, params: dict[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
+        """Run ``query`` (``{source}`` stands for the artifact, ``$name`` for ``params``) on the
+        run's artifact ``name``."""
         key = artifact_path(Path(self.run_key(run)), name).as_posix()
         local = self.store.local_path(key)
         cursor = self._cursor()
         try:
             if local is not None:
                 sql = query.format(source="read_parquet($path)")
-                result = cursor.sql(sql, params={"path": str(local)})
+                result = cursor.sql(sql, params={**(params or {}), "path": str(local)})
             else:
                 source = f"artifact_{uuid.uuid4().hex}"
                 cursor.register(source, self._table(key))
-                result = cursor.sql(query.format(source=source))
+                result = cursor.sql(query.format(source=source), params=params or None)
             table = result.to_arrow_table()
         except duckdb.IOException as exc:  # the file went away under the reader
             raise NotReady("the run's artifacts are gone; execute it again") from exc

@@ -8,8 +8,9 @@ run never changes). A served span therefore carries two hashes: ``sha256``, over
 served (notes, ``verdict`` and ``published_sha256`` included), so a client can check what it got
 as it always could; and ``published_sha256``, the hash the run published in ``evidence.parquet``
 (and its manifest proves), which ``published_form`` of the served span reproduces: drop
-``sha256``, ``published_sha256`` and ``verdict``, and every note that has a ``verdict`` (people's
-notes; the service's own notes have none).
+``sha256``, ``published_sha256``, ``verdict`` and ``object_name`` (the name of what it is
+about, ``storage.artifacts.names``), and every note that has a ``verdict`` (people's notes; the
+service's own notes have none).
 """
 
 from __future__ import annotations
@@ -55,19 +56,25 @@ def canonical_json(document: dict[str, Any]) -> bytes:
 
 
 def served_span(
-    row: dict[str, Any], video_id: str, run_id: str, notes: list[dict[str, Any]]
+    row: dict[str, Any],
+    video_id: str,
+    run_id: str,
+    notes: list[dict[str, Any]],
+    object_name: str | None = None,
 ) -> dict[str, Any]:
     """A published evidence row as served with people's ``notes`` (oldest first): their notes
-    after the service's, the newest note's ``verdict`` (None without one), the published hash
-    kept in ``published_sha256`` and ``sha256`` computed over this document."""
+    after the service's, the newest note's ``verdict`` (None without one), the name of the
+    object it is about (``storage.artifacts.names``), the published hash kept in
+    ``published_sha256`` and ``sha256`` computed over this document."""
     span = span_document(row, video_id, run_id)
     span["review_notes"] = [*span["review_notes"], *notes]
     span["verdict"] = notes[-1]["verdict"] if notes else None
+    span["object_name"] = object_name
     span["published_sha256"] = row["sha256"]
     return {**span, "sha256": canonical_sha256(span)}
 
 
-_ADDED_WHEN_SERVED = ("sha256", "published_sha256", "verdict")
+_ADDED_WHEN_SERVED = ("sha256", "published_sha256", "verdict", "object_name")
 
 
 def published_form(span: dict[str, Any]) -> dict[str, Any]:

@@ -22,6 +22,8 @@ MODULES = (
     "evidence.js",
     "player.js",
     "search.js",
+    "boxes.js",
+    "selection.js",
 )
 
 

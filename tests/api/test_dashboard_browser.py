@@ -37,9 +37,12 @@ def _run_lobby(page: Any, url: str) -> None:
     row.locator(".state.succeeded").wait_for(timeout=180_000)
 
 
-def _check_timeline(page: Any, objects: int) -> None:
+def _check_timeline(page: Any, graph: dict[str, Any]) -> None:
+    """One lane per thing (an identity's appearances share it), named as the API names it."""
     page.wait_for_selector("#timeline-chart")
-    assert page.locator("#timeline-chart g.row").count() == objects
+    things = {o["identity_id"] or o["object_id"]: o["name"] for o in graph["objects"]}
+    lanes = page.locator("#timeline-chart g.row").evaluate_all("gs => gs.map(g => g.dataset.name)")
+    assert sorted(lanes) == sorted(things.values())
     markers = page.eval_on_selector_all(
         "#timeline-chart line.refresh", "ls => ls.map(l => Number(l.dataset.t))"
     )
@@ -88,7 +91,7 @@ def test_a_user_runs_the_lobby_and_follows_a_citation(
     video_id = row_of(page, TITLE).get_attribute("data-video-id")
     graph = client.get(f"/api/product/videos/{video_id}/scene-graph").json()
     row_of(page, TITLE).locator("td").first.click()
-    _check_timeline(page, len(graph["objects"]))
+    _check_timeline(page, graph)
     _check_thumbnails(page)
     _check_citation(page)
 
@@ -195,7 +198,11 @@ def _export_and_verify(page: Any, client: Any, note: dict[str, Any]) -> None:
 
 
 def _download_a_clip(page: Any, bundle: Path, manifest: dict[str, Any]) -> None:
-    """Every exported span has a clip link; the MP4 it saves is the bundle's own clip."""
+    """Every exported span has a clip link (its group opened); the MP4 it saves is the
+    bundle's own clip."""
+    folded = page.locator("#evidence li.group:not(.open) .group-head")
+    while folded.count():
+        folded.first.click()
     spans = page.locator("#evidence li.span")
     assert page.locator("#evidence a.clip").count() == spans.count() == len(manifest["spans"])
     first = spans.first

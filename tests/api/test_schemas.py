@@ -73,8 +73,12 @@ CASES: list[tuple[type[BaseModel], pa.Schema, dict[str, str], set[str], dict[str
 ]
 # Fields the API adds to an artifact's rows, each with the reason (not columns of the run).
 SERVED_ONLY: dict[type[BaseModel], set[str]] = {
-    # the current verdict of people's notes, and the span's hash as its run published it
-    EvidenceSpan: {"verdict", "published_sha256"},
+    # the current verdict of people's notes, the span's hash as its run published it, and the
+    # name of what it is about (storage.artifacts.names, computed from objects as served)
+    EvidenceSpan: {"verdict", "published_sha256", "object_name"},
+    # names are computed from the objects' rows as served (storage.artifacts.names)
+    ObjectPublic: {"name"},
+    TimelineEntry: {"object_name"},
 }
 RENAMED_IN_STRUCTS = {"thumbnail_url": "thumbnail"}
 
