@@ -106,10 +106,15 @@ def published_review_copy(
         NotFound: no such run of the video, or its review copy is gone (retention) or was
             never made.
     """
-    run = runs.get(run_id)
-    made = review_copy_of(store, run) if run.video_id == video.video_id else None
-    if made is None or run.tenant_id != video.tenant_id:
-        raise NotFound(f"run {run_id} of video {video.video_id} has no review copy (any more)")
+    gone = NotFound(f"run {run_id} of video {video.video_id} has no review copy (any more)")
+    try:  # an unknown run and another tenant's or video's answer alike: nothing told apart
+        run = runs.get(run_id)
+    except NotFound:
+        raise gone from None
+    mine = run.video_id == video.video_id and run.tenant_id == video.tenant_id
+    made = review_copy_of(store, run) if mine else None
+    if made is None:
+        raise gone
     return made
 
 

@@ -56,7 +56,7 @@ from stress.isolation.world import (
     make_tenants,
     with_evidence,
 )
-from ves.media_url import sign_media_token
+from ves.media_url import SOURCE, review_scope, sign_media_token
 from ves.settings import Settings
 
 PARAM = re.compile(r"{(\w+)(?::\w+)?}")
@@ -86,7 +86,10 @@ MCP_PATH = "/mcp"  # its tools are checked one by one (stress.isolation.mcp)
 # Routes a signed URL authenticates instead of a key (``ves.media_url``): each call carries a
 # valid token of the caller's tenant for the path's video, more than B could ever get from the
 # API, so a cell holds only if even a genuine signature reaches nothing of A's.
-SIGNED_ROUTES = {("GET", "/api/media/videos/{video_id}/source")}
+SIGNED_ROUTES = {
+    ("GET", "/api/media/videos/{video_id}/source"),
+    ("GET", "/api/media/videos/{video_id}/runs/{run_id}/review"),  # scoped to the run's copy
+}
 _SIGNED_UNTIL = 2**40
 
 
@@ -122,8 +125,11 @@ class Cell:
         values = self._values(control)
         params = {k: v for k, v in values.items() if k in self.query}
         if self.secret is not None:
-            video_id = values["video_id"]
-            params["token"] = sign_media_token(self.secret, tenant_id, video_id, _SIGNED_UNTIL)
+            video_id, run_id = values["video_id"], values.get("run_id")
+            scope = SOURCE if run_id is None else review_scope(run_id)
+            params["token"] = sign_media_token(
+                self.secret, tenant_id, video_id, _SIGNED_UNTIL, scope
+            )
         return params
 
     @property
