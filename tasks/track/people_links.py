@@ -209,9 +209,13 @@ def place_short(
 ) -> dict[int, int]:
     """``links`` with the ``short`` tracklets that fit one link's gap, and no other's, put in
     it (stage 2 of the module docstring); tracklets fitting one gap follow each other in time."""
+    ends = np.array(list(links), dtype=np.int64)
+    gap_from = np.array([tracklets[e].times[-1] for e in ends.tolist()])
+    gap_to = np.array([tracklets[links[e]].times[0] for e in ends.tolist()])
     fits: dict[int, list[int]] = {}
-    for k in np.flatnonzero(short).tolist():
-        gaps = [e for e, s in links.items() if _fits(tracklets, dets, e, s, k, match_iou)]
+    for k in np.flatnonzero(short).tolist():  # only the gaps around it: no links x bits loop
+        around = ends[(gap_from < tracklets[k].times[0]) & (gap_to > tracklets[k].times[-1])]
+        gaps = [e for e in around.tolist() if _fits(tracklets, dets, e, links[e], k, match_iou)]
         if len(gaps) == 1:
             fits.setdefault(gaps[0], []).append(k)
     placed = dict(links)
