@@ -11,7 +11,10 @@ must. Over a finished recording what comes after is known too, so people are tra
    where both sides were seen with no one in front, colours (``tasks.track.appearance``); solid
    tracklets first, the short bits seen where people cross only where they fit one gap.
    A gap is someone hidden in view: a side whose line leaves the picture in it is not linked.
-3. FILLING (``filled_rows``): short gaps get a box on every sampled frame on the straight line
+3. SHARED BOXES WITH HINDSIGHT (``unshared``): a box lying over where another chain, unseen
+   there, is known to be (between its sightings) holds both people, as pass 1's shared boxes:
+   neither keeps it.
+4. FILLING (``filled_rows``): short gaps get a box on every sampled frame on the straight line
    between the sightings, ESTIMATED, score 0 (the detector did not see it: a consumer that
    filters by score drops it). Longer gaps stay holes. Weak tracks are then dropped.
 
@@ -30,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tasks.detections import Detections
+from tasks.geometry import inside_share
 from tasks.track.appearance import BINS, unoccluded_rows
 from tasks.track.people_links import LINK_SLACK, link_all
 from tasks.track.people_tracklets import (
@@ -43,6 +47,8 @@ from tasks.track.people_tracklets import (
 __all__ = ["DEFAULT", "LINK_SLACK", "PeopleConfig", "track_people"]
 DEFAULT = PeopleConfig()
 
+# A box holding this share of another person's known place holds part of them: more than half.
+SHARED_SHARE = 0.5
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -77,7 +83,8 @@ def track_people(
     dets, clean = _canonical(dets, times, looks)
     tracklets = build_tracklets(dets, clean, times, cfg)
     links = link_all(tracklets, dets, clean, cfg)
-    chains = [rows for rows in chain_rows(tracklets, links) if _kept(dets, rows, times, cfg)]
+    chains = unshared(chain_rows(tracklets, links), dets, times, cfg.max_fill_s)
+    chains = [rows for rows in chains if _kept(dets, rows, times, cfg)]
     chains.sort(key=lambda rows: int(rows[0]))  # rows are in time order: first appearance
     parts = [_track(dets, rows, n, times, cfg.max_fill_s) for n, rows in enumerate(chains, 1)]
     out = Detections.concatenate([dets.select(np.zeros(0, dtype=np.int64))] + [d for d, _ in parts])
@@ -117,6 +124,29 @@ def chain_rows(tracklets: list[Tracklet], links: dict[int, int]) -> list[IntArra
         assert (np.diff(times) > 0).all(), "a chain of tracklets overlaps itself in time"
         chains.append(np.concatenate([tracklets[m].rows for m in members]).astype(np.int64))
     return chains
+
+
+def unshared(
+    chains: list[IntArray], dets: Detections, times: F64, max_fill: float
+) -> list[IntArray]:
+    """The chains without their SHARED rows: a box lying over where another chain, unseen
+    there, is known to be (``SHARED_SHARE`` of that chain's filled box inside it). It is pass 1's
+    shared box seen with hindsight: where one person passes behind another, the detector sees
+    one box for two, and pass 1, which knew only the past, gave it to the one it could follow
+    (the other's tracklet had just ended). Linking shows the other was there all along, so the
+    box is either of them or both: neither keeps it as a sighting, and filling bridges both."""
+    row_chain = np.full(len(dets), -1, dtype=np.int64)
+    for number, rows in enumerate(chains):
+        row_chain[rows] = number
+    groups, shared = frame_groups(dets), np.zeros(len(dets), dtype=bool)
+    for number, rows in enumerate(chains):
+        sources, frames, boxes = filled_rows(rows, dets, times, max_fill)
+        for frame, box in zip(frames[sources < 0].tolist(), boxes[sources < 0], strict=True):
+            there = groups.get(frame, np.zeros(0, dtype=np.int64))
+            there = there[(row_chain[there] >= 0) & (row_chain[there] != number)]
+            covers = inside_share(box[None], dets.boxes[there])[0] >= SHARED_SHARE
+            shared[there[covers]] = True
+    return [rows[~shared[rows]] for rows in chains if (~shared[rows]).any()]
 
 
 def _kept(dets: Detections, rows: IntArray, times: F64, cfg: PeopleConfig) -> bool:

@@ -14,8 +14,10 @@ tracklets around them, one such bit can carry a chain from one person to the oth
 
 1. tracklets of at least ``SIDE_ROWS`` boxes (a side's worth: ~1 s) are linked among themselves;
 2. each shorter one is put into the gap of one of those links if it lies on that gap's straight
-   line (each of its boxes overlaps the line's box there as much as a match) and on no other
-   gap's line: a bit that fits two people's gaps is either's and stays out;
+   line (each of its boxes overlaps the line's box there as much as a match), does not look
+   unlike the gap's person, and fits no other gap: a bit that fits two people's gaps is
+   either's and stays out. Two bits at once in one gap are two people where the link claims
+   one: the link is CONTESTED, undone, and its ends stay free;
 3. what is left (ends and starts still free, short tracklets not placed) is linked by the same
    rules, so a short tracklet still bridges where no solid link was made.
 """
@@ -194,44 +196,64 @@ def link_all(
     e, s, cost = link_costs(ends, starts, rows >= MIN_LINK_ROWS, cfg)
     solid = (rows[e] >= cfg.min_rows) & (rows[s] >= cfg.min_rows)
     links = link_tracklets(e[solid], s[solid], cost[solid], len(tracklets))
-    links = place_short(tracklets, dets, links, rows < cfg.min_rows, cfg.match_iou)
-    free = ~np.isin(e, list(links)) & ~np.isin(s, list(links.values()))
+    links, contested = place_short(tracklets, Bits(dets, clean, rows < cfg.min_rows), links, cfg)
+    free = ~np.isin(e, list(links)) & ~np.isin(s, list(links.values())) & ~np.isin(e, contested)
     links.update(link_tracklets(e[free], s[free], cost[free], len(tracklets)))
     return links
 
 
+@dataclass(frozen=True)
+class Bits:
+    """What stage 2 reads of the rows: their boxes, clean looks ``(N, BINS)`` and which
+    tracklets are ``short`` ``(T,)`` (bits)."""
+
+    dets: Detections
+    clean: F64
+    short: BoolArray
+
+
 def place_short(
-    tracklets: list[Tracklet],
-    dets: Detections,
-    links: dict[int, int],
-    short: BoolArray,
-    match_iou: float,
-) -> dict[int, int]:
-    """``links`` with the ``short`` tracklets that fit one link's gap, and no other's, put in
-    it (stage 2 of the module docstring); tracklets fitting one gap follow each other in time."""
+    tracklets: list[Tracklet], bits: Bits, links: dict[int, int], cfg: PeopleConfig
+) -> tuple[dict[int, int], list[int]]:
+    """``links`` with the short tracklets that fit one link's gap, and no other's, put in it
+    (stage 2 of the module docstring; tracklets fitting one gap follow each other in time),
+    and the ends of the links undone as CONTESTED: two bits at once on a gap's line, neither
+    told apart from its person by looks, are two people where the link claims one, so which of
+    them the start is, places cannot tell (pass 1's contest, seen across a gap)."""
     ends = np.array(list(links), dtype=np.int64)
     gap_from = np.array([tracklets[e].times[-1] for e in ends.tolist()])
     gap_to = np.array([tracklets[links[e]].times[0] for e in ends.tolist()])
     fits: dict[int, list[int]] = {}
-    for k in np.flatnonzero(short).tolist():  # only the gaps around it: no links x bits loop
+    for k in np.flatnonzero(bits.short).tolist():  # only the gaps around it, not links x bits
         around = ends[(gap_from < tracklets[k].times[0]) & (gap_to > tracklets[k].times[-1])]
-        gaps = [e for e in around.tolist() if _fits(tracklets, dets, e, links[e], k, match_iou)]
+        gaps = [e for e in around.tolist() if _fits(tracklets, bits, (e, links[e], k), cfg)]
         if len(gaps) == 1:
             fits.setdefault(gaps[0], []).append(k)
-    placed = dict(links)
-    for end, bits in fits.items():
-        bits.sort(key=lambda k: tracklets[k].times[0])
-        if all(tracklets[a].times[-1] < tracklets[b].times[0] for a, b in pairwise(bits)):
-            chain = [end, *bits, links[end]]
-            placed.update(pairwise(chain))
-    return placed
+    placed, contested = dict(links), []
+    for end, members in fits.items():
+        members.sort(key=lambda k: tracklets[k].times[0])
+        if all(tracklets[a].times[-1] < tracklets[b].times[0] for a, b in pairwise(members)):
+            placed.update(pairwise([end, *members, links[end]]))
+        else:
+            contested.append(end)
+            del placed[end]
+    return placed, contested
 
 
 def _fits(
-    tracklets: list[Tracklet], dets: Detections, end: int, start: int, k: int, match_iou: float
+    tracklets: list[Tracklet], bits: Bits, gap: tuple[int, int, int], cfg: PeopleConfig
 ) -> bool:
-    """Whether tracklet ``k`` lies inside the gap from ``end`` to ``start`` and on the straight
-    line between the gap's two boxes, every box overlapping the line's as much as a match."""
+    """Whether tracklet ``k`` of ``gap`` ``(end, start, k)`` lies inside the gap from ``end``
+    to ``start``, on the straight line between the gap's two boxes (every box overlapping the
+    line's as much as a match), and does not look unlike the person whose gap it is."""
+    end, start, k = gap
+    distance = look_distance(
+        side_look(tracklets[end], bits.clean, True)[None],
+        side_look(tracklets[k], bits.clean, False)[None],
+    )[0, 0]
+    if distance > cfg.max_look_distance:  # NaN (a look unknown) refuses nothing
+        return False
+    dets, match_iou = bits.dets, cfg.match_iou
     before, after, bit = tracklets[end], tracklets[start], tracklets[k]
     t0, t1 = before.times[-1], after.times[0]
     if not t0 < bit.times[0] <= bit.times[-1] < t1:

@@ -139,15 +139,21 @@ def _cut_by_edge(boxes: FloatArray, crop: Crop) -> npt.NDArray[np.bool_]:
 
 def fuse(boxes: FloatArray, scores: FloatArray, iou: float) -> tuple[FloatArray, FloatArray]:
     """One box per person: NMS, each kept box moved to the score-weighted mean of the boxes it
-    suppressed (and itself); the best score stays."""
-    keep = suppress_overlaps(boxes, scores, iou)
-    if not len(keep):
-        return boxes[:0], scores[:0]
-    overlap = box_iou(boxes[keep], boxes) > iou
-    overlap[np.arange(len(keep)), keep] = True
-    weights = overlap * scores[None, :]
-    fused = (weights @ boxes) / weights.sum(axis=1, keepdims=True)
-    return np.asarray(fused, np.float32), scores[keep]
+    suppressed (each box to the one kept box it overlaps most) and itself; the best score stays.
+    Repeated until no two boxes overlap more than ``iou``: two means can end nearer each other
+    than the boxes they came from, and the rule is the same for them."""
+    while len(boxes):
+        keep = suppress_overlaps(boxes, scores, iou)
+        if len(keep) == len(boxes):
+            break
+        overlap = box_iou(boxes[keep], boxes)
+        overlap[np.arange(len(keep)), keep] = np.inf
+        owner, every = overlap.argmax(axis=0), np.arange(len(boxes))
+        weights = np.zeros_like(overlap)
+        weights[owner, every] = np.where(overlap[owner, every] > iou, scores, 0.0)
+        fused = (weights @ boxes) / weights.sum(axis=1, keepdims=True)
+        boxes, scores = np.asarray(fused, np.float32), scores[keep]
+    return boxes, scores
 
 
 class PersonDetector:

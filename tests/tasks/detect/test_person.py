@@ -128,6 +128,16 @@ def test_boxes_of_one_person_from_overlapping_crops_are_fused() -> None:
     assert fused[0][0] == pytest.approx((0.10 * 0.9 + 0.12 * 0.3) / 1.2)
 
 
+def test_fused_boxes_that_end_overlapping_as_one_person_are_fused_again() -> None:
+    # Two boxes 0.43 apart (IoU) are two people; a third between them overlaps both by 0.67.
+    # Averaged into one of them, the two means overlap by more than 0.5: one person after all.
+    boxes = np.array([[0.10, 0.1, 0.20, 0.4], [0.14, 0.1, 0.24, 0.4], [0.12, 0.1, 0.22, 0.4]])
+    fused, scores = fuse(boxes.astype(np.float32), np.array([0.9, 0.8, 0.7], np.float32), 0.5)
+    assert len(fused) == 1 and list(scores) == pytest.approx([0.9])
+    apart = np.array([[0.10, 0.1, 0.20, 0.4], [0.15, 0.1, 0.25, 0.4]], np.float32)  # IoU 0.33
+    assert len(fuse(apart, np.array([0.9, 0.8], np.float32), 0.5)[0]) == 2
+
+
 def test_a_missing_or_corrupt_network_is_unavailable(tmp_path: Path) -> None:
     with pytest.raises(DetectorUnavailable, match="does not exist"):
         PersonDetector(PersonConfig(model_path=tmp_path / "none.onnx"))

@@ -1,15 +1,25 @@
 """Staged linking of person tracklets (``tasks.track.people_links``): the short bits seen where
-people cross go into a gap only where they lie on that gap's line and on no other's."""
+people cross go into a gap only where they lie on that gap's line, look like its person and lie
+on no other gap's line; two bits at once in one gap undo its link."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from tasks.detections import Detections
-from tasks.track.people_links import place_short
-from tasks.track.people_tracklets import Tracklet
+from tasks.track.appearance import BINS
+from tasks.track.people_links import Bits, place_short
+from tasks.track.people_tracklets import PeopleConfig, Tracklet
 
-MATCH_IOU = 0.3
+CFG = PeopleConfig()
+
+
+def _bits(boxes: list[list[float]], short: list[bool], colours: list[int] | None = None) -> Bits:
+    """The rows of ``boxes``, each with a clean look of one colour (None: looks unknown)."""
+    looks = np.zeros((len(boxes), BINS))
+    if colours is not None:
+        looks = np.eye(BINS)[colours]
+    return Bits(_dets(boxes), looks, np.array(short))
 
 
 def _dets(boxes: list[list[float]]) -> Detections:
@@ -40,7 +50,6 @@ def test_a_short_bit_on_one_gap_line_is_put_in_it_and_one_on_two_lines_or_none_i
         _walker(0.7),  # a bit on no line, at 1.5 s (row 6)
         [0.15, 0.3, 0.25, 0.9],  # a box over both lines at 1.5 s (row 7)
     ]
-    dets = _dets(boxes)
     tracklets = [
         Tracklet([0], [1.0]),
         Tracklet([1], [2.0]),
@@ -51,22 +60,26 @@ def test_a_short_bit_on_one_gap_line_is_put_in_it_and_one_on_two_lines_or_none_i
         Tracklet([7], [1.5]),
     ]
     links = {0: 1, 2: 3}
-    short = np.array([False] * 4 + [True] * 3)
-    placed = place_short(tracklets, dets, links, short, MATCH_IOU)
-    assert placed == {0: 4, 4: 1, 2: 3}  # A's gap takes the bit on its line, alone
+    placed, contested = place_short(tracklets, _bits(boxes, [False] * 4 + [True] * 3), links, CFG)
+    assert placed == {0: 4, 4: 1, 2: 3} and contested == []  # A's gap takes the bit, alone
     assert links == {0: 1, 2: 3}  # the given links are not changed in place
 
 
-def test_two_bits_that_overlap_in_time_on_one_gap_are_both_left_out() -> None:
-    boxes = [_walker(0.1), _walker(0.3), _walker(0.2), _walker(0.21)]
+def test_two_bits_at_once_on_one_gap_undo_its_link_unless_looks_tell_them_apart() -> None:
+    # Two people side by side (IoU 0.25) on the gap's line at 1.5 s: the link claims one person
+    # where two were, and which of them the start is, places cannot tell.
+    boxes = [_walker(0.1), _walker(0.3), _walker(0.17), _walker(0.23)]
     tracklets = [
         Tracklet([0], [1.0]),
         Tracklet([1], [2.0]),
         Tracklet([2], [1.5]),
         Tracklet([3], [1.5]),
     ]
-    short = np.array([False, False, True, True])
-    assert place_short(tracklets, _dets(boxes), {0: 1}, short, MATCH_IOU) == {0: 1}
+    short = [False, False, True, True]
+    assert place_short(tracklets, _bits(boxes, short), {0: 1}, CFG) == ({}, [0])
+    # The gap's person wears colour 0; one bit does, the other wears colour 5: it is not her.
+    placed = place_short(tracklets, _bits(boxes, short, [0, 0, 0, 5]), {0: 1}, CFG)
+    assert placed == ({0: 2, 2: 1}, [])
 
 
 def test_bits_that_follow_each_other_on_one_gap_are_chained_in_time_order() -> None:
@@ -77,6 +90,5 @@ def test_bits_that_follow_each_other_on_one_gap_are_chained_in_time_order() -> N
         Tracklet([2], [1.7]),
         Tracklet([3], [1.3]),
     ]
-    short = np.array([False, False, True, True])
-    placed = place_short(tracklets, _dets(boxes), {0: 1}, short, MATCH_IOU)
-    assert placed == {0: 3, 3: 2, 2: 1}
+    placed = place_short(tracklets, _bits(boxes, [False, False, True, True]), {0: 1}, CFG)
+    assert placed == ({0: 3, 3: 2, 2: 1}, [])
