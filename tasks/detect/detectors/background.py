@@ -9,6 +9,8 @@ arrays.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 from scipy import ndimage
@@ -115,7 +117,11 @@ def remap_background(background: FloatImage, planes: FloatImage) -> FloatImage:
 
 
 def forget_text(
-    mask: Mask, ignore: Boxes, background: FloatImage, planes: FloatImage, min_pixels: float
+    mask: Mask,
+    ignore: npt.NDArray[np.floating[Any]],
+    background: FloatImage,
+    planes: FloatImage,
+    min_pixels: float,
 ) -> None:
     """Clear ``mask`` inside the normalised ``ignore`` boxes (widened by a pixel), where the
     background takes the frame at once: when the text goes, the ghost test sees it leave.
