@@ -246,6 +246,7 @@ def test_a_person_found_on_a_pictured_person_counts_neither_way(pictured: Ground
     assert (score.matched_objects, score.phantoms, score.count_exact) == (1, 0, True)
     assert (score.named_person, score.dont_care_found, score.ask_exact) == (0, 1, True)
     assert score.idtp == score.truth_boxes == score.tracked_boxes > 0
+    assert summarise([score]).dont_care_found == 1
 
 
 def test_a_phantom_beside_a_pictured_person_is_still_one(pictured: GroundTruth) -> None:
