@@ -22,10 +22,10 @@ from synthetic.scene import (
     SceneSpec,
     TextSign,
     TextTruth,
-    ground_truth,
 )
 from synthetic.scenes import demo_scene, lobby_scene, scale_scene
 from synthetic.signs import SIGN_STYLES
+from synthetic.truth import ground_truth
 
 __all__ = [
     "CASES",

@@ -13,7 +13,8 @@ from av.container import OutputContainer
 from av.video.stream import VideoStream
 
 from synthetic.render import render_frame
-from synthetic.scene import GroundTruth, SceneSpec, ground_truth
+from synthetic.scene import GroundTruth, SceneSpec
+from synthetic.truth import ground_truth
 
 _PREFETCH = 3
 _CONTAINERS = {".mp4": "mp4", ".m4v": "mp4", ".mov": "mov", ".mkv": "matroska", ".ts": "mpegts"}

@@ -27,7 +27,8 @@ from synthetic.encode import write_video
 from synthetic.lighting import Keyframes
 from synthetic.random_motion import random_objects
 from synthetic.random_signs import random_signs
-from synthetic.scene import GroundTruth, SceneSpec, ground_truth
+from synthetic.scene import GroundTruth, SceneSpec
+from synthetic.truth import ground_truth
 
 PROFILES = {"short": (10.0, 20.0), "long": (30.0, 60.0)}
 RESOLUTIONS = ((852, 480), (1280, 720), (1920, 1080))

@@ -1,4 +1,5 @@
-"""Scene specs and their ground truth, derived analytically (no video needed)."""
+"""Scene specs, their ground truth's types, and where things are in a frame (the truth itself
+is derived in ``synthetic.truth``)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from synthetic.lighting import (
     LightingChange,
     check_lighting,
     gain_at,
-    lighting_changes,
 )
 from synthetic.patterns import OBJECT_PATTERNS
 from synthetic.photos import BACKDROP_PHOTOS, SPRITE_PHOTOS
@@ -188,7 +188,13 @@ class TextTruth:
 
 @dataclass(frozen=True)
 class GroundTruth:
-    """What a rendered scene contains, derived from its spec alone."""
+    """What a rendered scene contains, derived from its spec alone.
+
+    ``dont_care`` holds the people pictured in a backdrop photo (``synthetic.photos``), one
+    ``ObjectTruth`` each, in every frame of the segments whose backdrop shows them: they are
+    real pictures of people but no objects of the scene, so, like PETS' difficult labels,
+    scoring neither requires them nor counts what is found on them (``synthetic.scoring``).
+    """
 
     spec: SceneSpec
     frame_count: int
@@ -199,6 +205,7 @@ class GroundTruth:
     cut_frames: tuple[int, ...]
     lighting: Keyframes = ()
     lighting_changes: tuple[LightingChange, ...] = ()
+    dont_care: tuple[ObjectTruth, ...] = ()
 
     @property
     def fps(self) -> int:
@@ -330,71 +337,3 @@ def sign_place(spec: SceneSpec, sign: TextSign) -> tuple[int, int, PixelBox | No
     w, h = sign_patch(sign.text, sign.font_px, sign.style, sign.letter_spacing).size
     x0, y0 = sign.center[0] - w // 2, sign.center[1] - h // 2
     return x0, y0, clip_box(x0, y0, x0 + w, y0 + h, spec)
-
-
-def _as_box(box: PixelBox) -> Box:
-    """Convert an integer pixel box to the float box used in truth."""
-    return float(box[0]), float(box[1]), float(box[2]), float(box[3])
-
-
-def _dwell_intervals(obj: MovingObject, duration_s: float) -> tuple[tuple[float, float], ...]:
-    """Merged stationary keyframe spans inside the video lasting >= 1 s."""
-    spans: list[list[float]] = []
-    for (t0, x0, y0), (t1, x1, y1) in zip(obj.keyframes, obj.keyframes[1:], strict=False):
-        if t1 > t0 and (x0, y0) == (x1, y1):
-            if spans and abs(spans[-1][1] - t0) < _EPS:
-                spans[-1][1] = t1
-            else:
-                spans.append([t0, t1])
-    clipped = ((max(a, 0.0), min(b, duration_s)) for a, b in spans)
-    return tuple((a, b) for a, b in clipped if b - a >= 1.0 - _EPS)
-
-
-def _object_truth(spec: SceneSpec, obj: MovingObject) -> ObjectTruth:
-    """Truth for one object; it must be visible in at least one frame."""
-    boxes: dict[int, Box] = {}
-    for index in range(spec.frame_count):
-        box = object_box(spec, obj, index)
-        if box is not None:
-            boxes[index] = _as_box(box)
-    if not boxes:
-        raise ValueError(f"object {obj.name!r} is never visible")
-    first, last = min(boxes), max(boxes)
-    dwell = _dwell_intervals(obj, spec.duration_s)
-    return ObjectTruth(
-        obj.name,
-        obj.color,
-        obj.size,
-        first / spec.fps,
-        last / spec.fps,
-        boxes,
-        dwell,
-        obj.pattern,
-        obj.identity or obj.name,
-    )
-
-
-def _text_truth(spec: SceneSpec, sign: TextSign) -> TextTruth:
-    """Truth for one sign; it must be on screen in at least one frame."""
-    frames = [i for i in range(spec.frame_count) if sign_shown(spec, sign, i)]
-    box = sign_place(spec, sign)[2]
-    if not frames or box is None:
-        raise ValueError(f"sign {sign.text!r} is never visible")
-    start, end = frames[0] / spec.fps, frames[-1] / spec.fps
-    return TextTruth(sign.text, start, end, _as_box(box), sign.font_px, sign.style)
-
-
-def ground_truth(spec: SceneSpec) -> GroundTruth:
-    """Derive a scene's truth analytically (times are frame-quantised)."""
-    cuts = cut_frames(spec)
-    return GroundTruth(
-        spec=spec,
-        frame_count=spec.frame_count,
-        duration_s=spec.frame_count / spec.fps,
-        objects=tuple(_object_truth(spec, o) for o in spec.objects),
-        texts=tuple(_text_truth(spec, s) for s in spec.signs),
-        scene_cuts=tuple(f / spec.fps for f in cuts),
-        cut_frames=cuts,
-        lighting=spec.lighting,
-        lighting_changes=lighting_changes(spec.lighting),
-    )

@@ -9,6 +9,12 @@ y2``. Nothing here reads files.
   (Hungarian) when their seen intervals overlap with IoU >= 0.5 and their tracked boxes lie on
   the truth's (mean box IoU >= ``SPATIAL_IOU`` over the frames both have). Unmatched ones are
   phantoms; the count is exact when there are as many as the truth has.
+- "Don't care" regions (``GroundTruth.dont_care``: people pictured in a backdrop photo, real
+  pictures of people but no objects of the scene) are scored as PETS-style evaluation scores
+  difficult labels: an object left unmatched by the truth's objects whose boxes lie on such a
+  region (mean box IoU >= ``SPATIAL_IOU``, seen while the region is) is neither a phantom nor
+  counted, nor named ``person`` wrongly, nor an answer to Ask's count; in each frame a tracked
+  box on a region (IoU >= 0.5) counts neither way, and a region missed is no miss.
 - Identity: per sampled frame, tracked boxes are matched to the truth's visible boxes (box IoU
   >= 0.5; a truth box more than half covered by an object drawn over it is not visible, and
   boxes matching it count neither way). IDF1 is Ristani et al.'s: identities matched once for
@@ -126,6 +132,7 @@ class SceneScore:
     tracked_boxes: int = 0
     asked_count: int | None = None
     named_person: int = 0  # physical objects the run called "person" (no synthetic blob is one)
+    dont_care_found: int = 0  # things found only on don't-care regions (not in the counts)
     truth_identities: int = 0  # distinct things; truth_objects counts their appearances
     predicted_identities: int | None = None  # None: the run's objects carry no identity_id
     returns: int = 0  # truth identities seen in two or more appearances
@@ -144,9 +151,10 @@ class SceneScore:
         """Whether "How many objects appeared?" was answered right: the distinct things where
         the run has identities (Ask counts identities there, a thing that came back once),
         else the objects (every thing of ``random_scene`` is one appearance)."""
+        asked = None if self.asked_count is None else self.asked_count - self.dont_care_found
         if self.predicted_identities is None:
-            return self.asked_count == self.truth_objects
-        return self.asked_count == self.truth_identities
+            return asked == self.truth_objects
+        return asked == self.truth_identities
 
     @property
     def identities_exact(self) -> bool | None:
@@ -185,6 +193,18 @@ def match_objects(
     return [(truth.objects[i], physical[j]) for i, j in zip(rows, cols, strict=True) if score[i, j]]
 
 
+def on_dont_care(truth: GroundTruth, pred: Predicted) -> bool:
+    """Whether ``pred`` lies on one of the truth's don't-care regions (see the module doc):
+    matched as an object is, but by being seen within the region's time rather than by interval
+    IoU (a region in view all video holds a short sighting of it as well as a long one)."""
+    return any(
+        region.first_seen_s - 1e-6 <= pred.first_s
+        and pred.last_s <= region.last_seen_s + 1e-6
+        and _spatial_agreement(_normalised_truth_boxes(truth, region), pred.boxes) >= SPATIAL_IOU
+        for region in truth.dont_care
+    )
+
+
 def _occluded(truth: GroundTruth, index: int, frame: int) -> bool:
     """More than half of object ``index``'s box is under objects drawn after it."""
     box = truth.objects[index].boxes[frame]
@@ -218,16 +238,19 @@ def score_identity(
 ) -> None:
     """IDF1's counts and identity switches over the sampled ``frames``."""
     norm = [_normalised_truth_boxes(truth, o) for o in truth.objects]
+    regions = [_normalised_truth_boxes(truth, o) for o in truth.dont_care]
     pair_counts: dict[tuple[int, str], int] = {}
     last_track: dict[int, str] = {}
     for frame in frames:
         visible: dict[int, Box] = {}
-        hidden: dict[int, Box] = {}
+        hidden = [boxes[frame] for boxes in regions if frame in boxes]  # don't care, and
         for i, boxes in enumerate(norm):
-            if frame in boxes:
-                (hidden if _occluded(truth, i, frame) else visible)[i] = boxes[frame]
+            if frame in boxes and _occluded(truth, i, frame):  # truth boxes nobody can see
+                hidden.append(boxes[frame])
+            elif frame in boxes:
+                visible[i] = boxes[frame]
         tracked = {p.object_id: p.boxes[frame] for p in physical if frame in p.boxes}
-        ignored = {t for t, b in tracked.items() for h in hidden.values() if _iou(b, h) >= BOX_IOU}
+        ignored = {t for t, b in tracked.items() for h in hidden if _iou(b, h) >= BOX_IOU}
         tracked = {t: b for t, b in tracked.items() if t not in ignored}
         score.truth_boxes += len(visible)
         score.tracked_boxes += len(tracked)
@@ -280,6 +303,27 @@ def _overlap_s(pred: Predicted, start_s: float, end_s: float) -> float:
     return min(pred.last_s, end_s) - max(pred.first_s, start_s)
 
 
+def split_dont_care(
+    truth: GroundTruth,
+    physical: Sequence[Predicted],
+    matches: Sequence[tuple[ObjectTruth, Predicted]],
+) -> tuple[list[Predicted], list[Predicted]]:
+    """``physical`` as (scored, on don't-care regions): the objects no truth object took that
+    lie on a don't-care region (``on_dont_care``) are not scored."""
+    matched = {pred.object_id for _, pred in matches}
+    free = [p for p in physical if p.object_id not in matched]
+    ignored = {p.object_id for p in free if on_dont_care(truth, p)}
+    return (
+        [p for p in physical if p.object_id not in ignored],
+        [p for p in physical if p.object_id in ignored],
+    )
+
+
+def _thing(pred: Predicted) -> str:
+    """What Ask counts ``pred`` as: its identity, else itself."""
+    return pred.identity or pred.object_id
+
+
 def score_scene(
     truth: GroundTruth,
     objects: Iterable[Mapping[str, Any]],
@@ -291,9 +335,11 @@ def score_scene(
     objects = list(objects)
     predicted = predicted_objects(objects, tracks, truth.fps)
     physical = [p for p in predicted if p.cls != TEXT]
-    score = SceneScore(len(truth.objects), len(physical), asked_count=asked_count)
-    score.named_person = sum(p.cls == "person" for p in physical)
     matches = match_objects(truth, physical)
+    physical, pictured = split_dont_care(truth, physical, matches)
+    score = SceneScore(len(truth.objects), len(physical), asked_count=asked_count)
+    score.dont_care_found = len({_thing(p) for p in pictured} - {_thing(p) for p in physical})
+    score.named_person = sum(p.cls == "person" for p in physical)
     score.matched_objects = len(matches)
     for obj, pred in matches:
         score.first_errors_s.append(abs(pred.first_s - obj.first_seen_s))

@@ -37,6 +37,7 @@ class Summary:
     ask_exact: float
     named_person: float
     named_person_objects: int  # physical objects named ``person``: none of a synthetic scene is one
+    dont_care_found: int = 0  # things found on the truth's don't-care regions (not scored)
     identity_scenes: int = 0  # scenes whose run carried identities (the next two are over them)
     identities_exact: float = 0.0
     returns_recognised: str = ""  # "k of n" truth identities seen twice or more
@@ -66,6 +67,7 @@ class Summary:
             ('"How many objects appeared?" exact', f"{self.ask_exact:.1%}", ""),
             ("objects named person (no blob is one)", f"{self.named_person:.1%}", "~0"),
             ("non-person objects named person (count)", str(self.named_person_objects), "0"),
+            ("things found on don't-care regions (not scored)", str(self.dont_care_found), ""),
             *self._identity_rows(),
         ]
 
@@ -119,6 +121,7 @@ def summarise(scores: Sequence[SceneScore]) -> Summary:
         if any(s.predicted_objects for s in scores)
         else 0.0,
         named_person_objects=total(s.named_person for s in scores),
+        dont_care_found=total(s.dont_care_found for s in scores),
         **_identity_summary(scores),
     )
 

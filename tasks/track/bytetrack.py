@@ -269,7 +269,7 @@ class Tracker:
         missed = tracks.last_frame < frame_index - 1 - _TENTATIVE_MISSES
         unseen = t_s - tracks.last_t
         expired = unseen > self.cfg.max_lost_s + _TIME_EPS
-        exited = _at_edge(tracks.last_box, self.cfg.edge_margin) & (
+        exited = at_edge(tracks.last_box, self.cfg.edge_margin) & (
             unseen > self.cfg.exit_lost_s + _TIME_EPS
         )
         tracks.keep(np.where(tracks.confirmed, ~(expired | exited), ~missed))
@@ -369,7 +369,7 @@ class Tracker:
         self._next_public += len(keys)
 
 
-def _at_edge(boxes: F64, margin: float) -> BoolArray:
+def at_edge(boxes: F64, margin: float) -> BoolArray:
     """Which normalised ``(N, 4)`` boxes touch the frame's edge."""
     if not len(boxes):
         return np.zeros(0, dtype=bool)

@@ -8,6 +8,7 @@ import numpy.typing as npt
 
 from tasks.detections import Detections
 from tasks.track.bytetrack import F64, BoolArray, Tracker, TrackerConfig
+from tasks.track.partings import carry_back
 
 IntArray = npt.NDArray[np.int64]
 DEFAULT = TrackerConfig()
@@ -115,6 +116,7 @@ def tracked_boxes(
     keys = np.concatenate([np.zeros(0, dtype=np.int64)] + [f.keys for f in tracked])
     estimated = np.concatenate([np.zeros(0, dtype=bool)] + [f.estimated for f in tracked])
     ids = tracker.confirmed_ids(keys)
+    rows, ids, estimated = carry_back(rows, ids, estimated, cfg.edge_margin)
     ids = drop_short(ids, rows.t_s.astype(np.float64), cfg.min_track_s)
     kept = ids >= 0
     return rows.select(kept).with_track_ids(number_by_appearance(ids[kept])), estimated[kept]

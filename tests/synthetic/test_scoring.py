@@ -219,3 +219,40 @@ def test_asked_counts_are_scored_against_things_where_the_run_has_identities(
     plain = perfect_run_objects(returning)
     old = score_scene(returning, plain, _tracks(returning), frames(returning), asked_count=3)
     assert old.ask_exact
+
+
+@pytest.fixture(scope="module")
+def pictured() -> GroundTruth:
+    """The red walker of ``truth`` before the ``camera`` photo, whose man is a don't-care region."""
+    red = MovingObject("red", (220, 40, 40), (30, 60), ((1.0, 20.0, 60.0), (6.0, 300.0, 60.0)))
+    spec = SceneSpec(WIDE, HIGH, FPS, objects=(red,), backdrop_photo="camera")
+    return ground_truth(spec)
+
+
+def _on_the_man(truth: GroundTruth, first: float, last: float) -> list[dict[str, Any]]:
+    (man,) = truth.dont_care
+    x1, y1, x2, y2 = man.boxes[0]
+    box = [x1 / WIDE, y1 / HIGH, x2 / WIDE, y2 / HIGH]
+    count = round((last - first) * FPS) + 1
+    return [{"t_s": first + k / FPS, "bbox": box, "track_id": "obj_man"} for k in range(count)]
+
+
+def test_a_person_found_on_a_pictured_person_counts_neither_way(pictured: GroundTruth) -> None:
+    """Like a PETS difficult label: no phantom, no wrong class, not in Ask's count, no IDF1
+    box; and the walker is still scored as before."""
+    objects = [*perfect_run_objects(pictured), _object("obj_man", 0.0, 2.0, "person")]
+    tracks = _tracks(pictured) + _on_the_man(pictured, 0.0, 2.0)
+    score = score_scene(pictured, objects, tracks, frames(pictured), asked_count=2)
+    assert (score.matched_objects, score.phantoms, score.count_exact) == (1, 0, True)
+    assert (score.named_person, score.dont_care_found, score.ask_exact) == (0, 1, True)
+    assert score.idtp == score.truth_boxes == score.tracked_boxes > 0
+    assert summarise([score]).dont_care_found == 1
+
+
+def test_a_phantom_beside_a_pictured_person_is_still_one(pictured: GroundTruth) -> None:
+    objects = [*perfect_run_objects(pictured), _object("obj_x", 0.0, 2.0, "person")]
+    tracks = _tracks(pictured) + [
+        {"t_s": f / FPS, "bbox": [0.9, 0.0, 1.0, 0.1], "track_id": "obj_x"} for f in range(21)
+    ]
+    score = score_scene(pictured, objects, tracks, frames(pictured), asked_count=2)
+    assert (score.phantoms, score.named_person, score.ask_exact) == (1, 1, False)

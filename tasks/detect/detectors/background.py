@@ -2,11 +2,14 @@
 
 Split from ``tasks.detect.detectors.motion`` (which finds regions of change against this model):
 the selective update, the frame's overall gain (lights, auto-exposure), the remap to a new look
-of the same place (an exposure reset, an infrared filter switching) and the ghost test are the
-ways the background changes, and each is a pure function of arrays.
+of the same place (an exposure reset, an infrared filter switching), the ghost test and the
+places where text was read are the ways the background changes, and each is a pure function of
+arrays.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -111,3 +114,39 @@ def remap_background(background: FloatImage, planes: FloatImage) -> FloatImage:
     flat = background.reshape(channels, -1).T @ coef[:channels] + coef[channels]
     remapped = np.clip(flat.T, 0.0, 255.0).reshape(planes.shape)
     return np.ascontiguousarray(remapped, dtype=np.float32)
+
+
+def forget_text(
+    mask: Mask,
+    ignore: npt.NDArray[np.floating[Any]],
+    background: FloatImage,
+    planes: FloatImage,
+    min_pixels: float,
+) -> None:
+    """Clear ``mask`` inside the normalised ``ignore`` boxes (widened by a pixel), where the
+    background takes the frame at once: when the text goes, the ghost test sees it leave.
+
+    Except for what passes in front of the text: a sign's change lies inside the sign, so a
+    region of change reaching out of every ignored box by ``min_pixels`` or more (enough to
+    be a region of its own) is a thing in front of it, a walker crossing a plate, and is kept
+    whole rather than cut in two at the plate (or lost while the plate covers most of it).
+    """
+    height, width = mask.shape
+    scaled = np.asarray(ignore, dtype=np.float64) * [width, height, width, height]
+    text = np.zeros_like(mask)
+    for x1, y1, x2, y2 in scaled:
+        rows = slice(max(int(y1) - 1, 0), min(int(np.ceil(y2)) + 1, height))
+        cols = slice(max(int(x1) - 1, 0), min(int(np.ceil(x2)) + 1, width))
+        text[rows, cols] = True
+    forget = text & ~_reaching_out(mask, text, min_pixels)
+    mask &= ~forget
+    background[:, forget] = planes[:, forget]
+
+
+def _reaching_out(mask: Mask, area: Mask, min_pixels: float) -> Mask:
+    """The pixels of ``mask``'s regions that have ``min_pixels`` or more outside ``area``."""
+    labels, count = ndimage.label(mask)
+    outside = np.bincount(labels[mask & ~area], minlength=count + 1)
+    reaching = outside >= min_pixels
+    reaching[0] = False
+    return np.asarray(reaching[labels])

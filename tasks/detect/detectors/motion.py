@@ -53,6 +53,7 @@ from scipy.sparse.csgraph import connected_components
 from tasks.detect.detectors.background import (
     FloatImage,
     Mask,
+    forget_text,
     frame_gain,
     ghost_regions,
     remap_background,
@@ -358,7 +359,8 @@ class MotionDetector:
             self._background = background
             self.remapped.append(frame_index)
         if ignore is not None and len(ignore):
-            self._forget(mask, ignore, background, planes)
+            min_pixels = max(self.config.min_area * mask.size, 1.0)
+            forget_text(mask, ignore, background, planes, min_pixels)
         # Ghosts are looked for in each region of change before regions are merged (a thing
         # that stood where the background began and stopped again nearby is two regions, its
         # ghost and itself, merged into one box whose outline is the thing's), then in the
@@ -370,19 +372,6 @@ class MotionDetector:
         self._learn(background, planes, mask)
         height, width = mask.shape
         return self._detections(frame_index, t_s, boxes / [width, height, width, height], scores)
-
-    def _forget(
-        self, mask: Mask, ignore: Boxes32, background: FloatImage, planes: FloatImage
-    ) -> None:
-        """Clear ``mask`` inside the ``ignore`` boxes (widened by a pixel), where the background
-        takes the frame at once: when the text goes, the ghost test sees it leave."""
-        height, width = mask.shape
-        scaled = np.asarray(ignore, dtype=np.float64) * [width, height, width, height]
-        for x1, y1, x2, y2 in scaled:
-            rows = slice(max(int(y1) - 1, 0), min(int(np.ceil(y2)) + 1, height))
-            cols = slice(max(int(x1) - 1, 0), min(int(np.ceil(x2)) + 1, width))
-            mask[rows, cols] = False
-            background[:, rows, cols] = planes[:, rows, cols]
 
     def _forget_ghosts(
         self, boxes: Boxes, mask: Mask, planes: FloatImage, background: FloatImage

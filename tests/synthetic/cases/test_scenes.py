@@ -192,3 +192,17 @@ def test_photo_scenes_show_a_photo_backdrop_and_photo_sprites(scenes: list[Rando
     patch = sprite_patch(obj.sprite or "", obj.size, obj.pattern_seed)
     px, py = place
     assert np.array_equal(frame[y1:y2, x1:x2], patch[y1 - py : y2 - py, x1 - px : x2 - px])
+
+
+def test_the_man_of_the_camera_photo_is_a_dont_care_region_where_the_backdrop_shows_him() -> None:
+    """He wears a black coat before a light sky and lawn: the region the truth gives him is
+    darker than the rest of the backdrop, and only his photo has one."""
+    spec = SceneSpec(width=320, height=240, fps=10, duration_s=2.0, backdrop_photo="camera")
+    truth = ground_truth(spec)
+    (man,) = truth.dont_care
+    assert (man.first_seen_s, man.last_seen_s, len(man.boxes)) == (0.0, 1.9, 20)
+    backdrop = render_frame(spec, 0).mean(axis=2)
+    region = inside(backdrop.shape, man.boxes[0])
+    assert backdrop[region].mean() < backdrop[~region].mean() - 30
+    assert not truth.objects
+    assert not ground_truth(replace(spec, backdrop_photo="brick")).dont_care
