@@ -23,8 +23,10 @@ decode. The default cases take about a quarter of an hour here; ``--cases all``
 is the whole matrix (32 cases, hours). ``--cases idle`` (and ``idle-short``, 60 s clips) are
 issue 32's idle-heavy clips with planted events, the flow with the activity gate off and on
 against the plain decode, and the recall of the events (``benchmarks/_idle_cases.py``); the
-default set ends with one of them (10 min, 20 % active). With ``--clip`` the last line printed
-is the ratio flow / plain decode.
+default set ends with one of them (10 min, 20 % active). With ``--clip`` the flow's
+``cost.json`` detectors block is printed too (each detector's frames, boxes, seconds and
+counters, e.g. the person network's passes), and the last line is the ratio flow / plain
+decode.
 """
 
 from __future__ import annotations
@@ -377,6 +379,7 @@ def run_clip(path: Path, detector: str) -> None:
     print(TABLE_HEAD)
     print(table_line(row))
     print_stages([row])
+    print(f"detectors: {json.dumps(row.flow['cost'].get('detectors', {}), sort_keys=True)}")
     print(f"flow / plain decode: {row.flow['flow_s'] / row.decode_s:.2f}")
 
 
