@@ -17,6 +17,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 from PIL import Image
@@ -60,15 +61,39 @@ def link_or_copy(source: Path | str, dest: Path | str) -> None:
         shutil.copy2(source, dest)
 
 
+def write_jpeg(picture: Frame, path: Path, quality: int) -> None:
+    """Write an RGB frame as a JPEG at ``path``.
+
+    Through a write-only file: Pillow opens a path it is given for reading too, and its
+    buffered reader-writer cost a quarter of a millisecond a frame more (the same bytes).
+    """
+    with path.open("wb") as handle:
+        Image.fromarray(picture).save(handle, format="JPEG", quality=quality)
+
+
 def read_rgb(path: Path, size: tuple[int, int] | None = None) -> Frame:
-    """A JPEG as ``(H, W, 3)`` RGB, resized to ``size`` (width, height) when given."""
+    """A JPEG as ``(H, W, 3)`` RGB, resized to ``size`` (width, height) when given.
+
+    At its own size it is decoded by OpenCV: the same libjpeg-turbo decode as Pillow's, the
+    same pixels (tested), without Pillow's two copies into numpy (a 960 px frame in about a
+    fifth of the time). Pillow keeps the resized reads, whose draft mode decodes at a half,
+    a quarter or an eighth of the size.
+
+    Raises:
+        OSError: the file is missing or is not a readable JPEG.
+    """
+    if size is None:
+        flags = cv2.IMREAD_COLOR_RGB | cv2.IMREAD_IGNORE_ORIENTATION
+        picture = cv2.imdecode(np.fromfile(path, np.uint8), flags)
+        if picture is None:
+            raise OSError(f"{path} is not a readable JPEG")
+        return np.asarray(picture, dtype=np.uint8)
     with Image.open(path) as image:
-        if size is not None:
-            image.draft("RGB", size)  # the JPEG decoder downscales by 2, 4 or 8 for free
-        picture = image.convert("RGB")
-        if size is not None and picture.size != size:
-            picture = picture.resize(size, Image.Resampling.BILINEAR)
-    return np.asarray(picture, dtype=np.uint8)
+        image.draft("RGB", size)  # the JPEG decoder downscales by 2, 4 or 8 for free
+        resized = image.convert("RGB")
+        if resized.size != size:
+            resized = resized.resize(size, Image.Resampling.BILINEAR)
+    return np.asarray(resized, dtype=np.uint8)
 
 
 def read_glances(frames_dir: Path, count: int, shape: tuple[int, int]) -> FrameFile:

@@ -15,7 +15,6 @@ import av
 import cv2
 import numpy as np
 import numpy.typing as npt
-from PIL import Image
 
 from tasks.context import ComputeBudget
 from tasks.decode.stage import SourceInfo
@@ -26,6 +25,7 @@ from tasks.sample.frames import (
     TEXT_DIR,
     frame_name,
     link_or_copy,
+    write_jpeg,
 )
 from tasks.sample.gate import Gate, GateCount
 from tasks.sample.scene_score import scene_score, tiny_grey, tiny_step
@@ -142,13 +142,13 @@ class Sampler:
             return self.upright(frame, self.thumb_size)
         people = self.upright(frame, self.person_size)
         path = self.frames_dir / PEOPLE_DIR / frame_name(index)
-        Image.fromarray(people).save(path, format="JPEG", quality=90)
+        write_jpeg(people, path, quality=90)
         return np.asarray(cv2.resize(people, self.thumb_size, interpolation=cv2.INTER_AREA))
 
     def keep(self, frame: av.VideoFrame, t: float) -> None:
         index = len(self.rows)
         rgb = self._thumbnail(frame, index)
-        Image.fromarray(rgb).save(self.frames_dir / frame_name(index), format="JPEG", quality=85)
+        write_jpeg(rgb, self.frames_dir / frame_name(index), quality=85)
         analysis = cv2.resize(rgb, self.analysis_size, interpolation=cv2.INTER_AREA)
         analysis_bytes = np.ascontiguousarray(analysis, dtype=np.uint8).tobytes()
         self.analysis_file.write(analysis_bytes)
@@ -218,5 +218,5 @@ class Sampler:
         if not self.planner.wants(t, glance, refresh):
             return False
         path = self.frames_dir / TEXT_DIR / frame_name(index)
-        Image.fromarray(self.upright(frame, self.text_size)).save(path, format="JPEG", quality=92)
+        write_jpeg(self.upright(frame, self.text_size), path, quality=92)
         return True

@@ -23,8 +23,9 @@ WHERE IT LOOKS, per sampled frame (every look is one pass of the network, about 
   crop already chosen needs no other.
 * GATING. Motion boxes are followed frame to frame (``person_chains.LookPlanner``); one whose
   last ``settle_not_looks`` looks found nobody explaining it (a cart, a door, a synthetic blob)
-  is not looked at again while it keeps its size, for ``recheck_s``. So a scene of moving
-  things that are no people costs a look a second per thing, not one per frame.
+  is not looked at again while it keeps its size, for ``recheck_s``, then twice as long after
+  each recheck that found nobody again, up to ``recheck_max_s``. So a scene of moving things
+  that are no people costs a look every few seconds per thing, not one per frame.
 
 Boxes of overlapping crops are fused: a box touching a crop's edge inside the frame is cut by
 the crop and dropped (the crop was chosen so its target fits), then boxes overlapping by more
@@ -75,7 +76,8 @@ class PersonConfig(BaseModel):
         settle_not_looks: a motion box this many looks found no person in is not looked at
             again until it changes size by more than ``resize`` or ``recheck_s`` passed.
         resize: relative change of a settled box's width or height that brings a look back.
-        recheck_s: a settled box is looked at again this long after its last look.
+        recheck_s: a settled box is looked at again this long after the look that settled it.
+        recheck_max_s: each recheck that again found nobody doubles that wait, up to this.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -90,6 +92,7 @@ class PersonConfig(BaseModel):
     settle_not_looks: int = Field(6, ge=1)
     resize: float = Field(0.25, ge=0.0)
     recheck_s: float = Field(1.0, ge=0.0)
+    recheck_max_s: float = Field(4.0, ge=0.0)
 
 
 def grid(tiles: Sequence[tuple[float, int]]) -> list[Crop]:
@@ -175,7 +178,9 @@ class PersonDetector:
 
     def _reset(self) -> None:
         cfg = self.config
-        self.planner = LookPlanner(NEVER, cfg.resize, cfg.recheck_s, cfg.settle_not_looks)
+        self.planner = LookPlanner(
+            NEVER, cfg.resize, cfg.recheck_s, cfg.settle_not_looks, cfg.recheck_max_s
+        )
         self.previous: FloatArray = np.zeros((0, 4), np.float32)
         self.last_sweep_t = -np.inf
 

@@ -24,6 +24,7 @@ from tasks.detect.detectors.person import (
     fuse,
     target_crops,
 )
+from tasks.detect.detectors.person_chains import LookPlanner
 from tasks.detections import Detections
 from tasks.sample.frames import PEOPLE_DIR, frame_name
 from testkit.people_truth import BoxScore, load_labels, score_frame
@@ -110,6 +111,37 @@ def test_a_box_that_held_nobody_stops_costing_looks(tmp_path: Path) -> None:
     assert detector.sweeps == 1  # the start
     assert detector.frames_seen == PersonConfig().settle_not_looks  # the sweep was one
     assert detector.settled == 12 - detector.frames_seen
+
+
+def _looks_at_a_still_box(planner: LookPlanner, people_at: float = np.inf) -> list[float]:
+    """The times (10 frames a second, 12 s) a box that never moves is looked at; from
+    ``people_at`` on, every look finds a person filling it."""
+    box = np.array([[0.4, 0.3, 0.5, 0.7]], np.float32)
+    looks = []
+    for index in range(120):
+        t = index / 10
+        (chain,) = planner.follow(index, box)
+        if not planner.settled(chain, t):
+            looks.append(t)
+            planner.looked(chain, t, box if t >= people_at else box[:0])
+    return looks
+
+
+def test_a_settled_box_waits_longer_after_each_recheck_that_found_nobody() -> None:
+    planner = LookPlanner(1_000_000, 0.25, recheck_s=1.0, settle_not_looks=6, recheck_max_s=4.0)
+    settling = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
+    assert _looks_at_a_still_box(planner) == [*settling, 1.5, 3.5, 7.5, 11.5]
+    every_second = LookPlanner(1_000_000, 0.25, recheck_s=1.0, settle_not_looks=6)
+    assert _looks_at_a_still_box(every_second) == [*settling, 1.5, 2.5, 3.5, 4.5] + [
+        pytest.approx(t) for t in (5.5, 6.5, 7.5, 8.5, 9.5, 10.5, 11.5)
+    ]
+
+
+def test_a_recheck_that_finds_a_person_makes_the_box_looked_at_on_every_frame() -> None:
+    planner = LookPlanner(1_000_000, 0.25, recheck_s=1.0, settle_not_looks=6, recheck_max_s=4.0)
+    looks = _looks_at_a_still_box(planner, people_at=3.0)
+    assert looks[:8] == [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.5, 3.5]
+    assert looks[7:] == [index / 10 for index in range(35, 120)]  # from 3.5 s, every frame
 
 
 def test_a_far_person_gets_a_crop_in_which_it_is_large() -> None:
