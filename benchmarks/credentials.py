@@ -94,7 +94,7 @@ def export_row(work: Path, signer: ClaimSigner, repeats: int) -> str:
     """The lobby's whole-evidence export without and with Content Credentials."""
     from prefect.testing.utilities import prefect_test_harness
 
-    from benchmarks.pipeline import process_upload
+    from benchmarks._runs import process_upload
     from storage.artifacts.blobs import open_blob_store
     from storage.artifacts.reads import ArtifactReader
     from tasks.export.steps import ExportRequest, write_export

@@ -35,7 +35,7 @@ import av
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._clips import ClipSpec, make_clip
-from benchmarks.pipeline import process_upload
+from benchmarks._runs import process_upload
 
 LOBBY = ClipSpec(60, 720)
 LONG = ClipSpec(600, 1080)
