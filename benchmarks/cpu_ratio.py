@@ -27,6 +27,8 @@ CLIP = "benchmarks/.cache/pipeline-1080p-600s-b-noisy.mp4"
 
 
 def cpu_s() -> float:
+    """CPU time of this process so far (``benchmarks._runs.cpu_seconds``, which an older
+    ``--tree`` may lack: its ``benchmarks`` package is the one imported here)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 
