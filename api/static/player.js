@@ -49,8 +49,10 @@ export async function loadPlayer(videoId, renewal = false) {
 }
 
 function play(video) {
-  video.play().catch(() => {
-    // No user gesture (a followed link): browsers allow muted playback only.
+  video.play().catch((error) => {
+    // Only a refusal for want of a user gesture (a followed link) is retried, muted, as browsers
+    // allow; a play() cut short by a pause (AbortError) is the user's pause and stands.
+    if (error?.name !== "NotAllowedError") return;
     video.muted = true;
     video.play().catch(() => undefined);
   });

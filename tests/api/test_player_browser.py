@@ -172,3 +172,26 @@ def test_a_url_source_says_why_and_an_hls_source_plays_where_it_can(
     else:
         page.locator("#player-note").filter(has_text="cannot play HLS").wait_for()
         assert page.locator("#player-note code").text_content() == playlist
+
+
+# seekTo plays from the new time; the viewer pauses before that playback has begun (the
+# play() promise is still pending, and the pause rejects it with an AbortError).
+_PAUSE_DURING_PLAY_START = """async () => {
+  const { seekTo } = await import('/dashboard/static/player.js');
+  const v = document.getElementById('player');
+  seekTo(3.0);
+  v.pause();
+  await new Promise((done) => setTimeout(done, 1500));
+  return { paused: v.paused, muted: v.muted, t: v.currentTime };
+}"""
+
+
+def test_a_pause_while_playback_is_starting_stands(page: Any, signed_in: tuple[str, str]) -> None:
+    """A pause given while a click's playback is still starting is the viewer's and stands: the
+    player neither plays on 1.5 s later nor mutes itself (a retry meant for a browser's refusal
+    of sound without a gesture once overrode it, and the boxes' tests saw the video run on)."""
+    row_of(page, TITLE).locator("td").first.click()
+    page.wait_for_function("() => document.getElementById('player').readyState >= 2")
+    state = page.evaluate(_PAUSE_DURING_PLAY_START)
+    assert state["paused"] and not state["muted"], state
+    assert abs(state["t"] - 3.0) <= FRAME_S, state
