@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from flows.costing import truncation_of
-from tasks.activity.stage import GatePlan, gate_summary
+from tasks.activity.stage import GatePlan, gate_summary, still_reason
 from tasks.context import RunContext
 from tasks.cost.stage import CostInputs, cost_task
 from tasks.decode.stage import SourceInfo
@@ -103,7 +103,8 @@ def run_later_stages(
     source, sampled, detected = analysis.source, analysis.sampled, analysis.detected
     clock.run("track", lambda: track_task(ctx, detected.physical, sampled.frames_dir))
     spans = clock.run("world_state", lambda: world_state_task(ctx, sampled.analysis_frames()))
-    clock.run("timeline", lambda: timeline_task(ctx))
+    still = still_reason(analysis.gate.summary)
+    clock.run("timeline", lambda: timeline_task(ctx, still))
     notes = detected.notes()
     clock.run("evidence", lambda: evidence_task(ctx, spans, source, sampled, notes))
     return cost_task(ctx, cost_inputs(ctx, analysis, clock.stages, billing))
@@ -125,7 +126,7 @@ def cost_inputs(
         stages=stages,
         frames_decoded=sampled.decoded,
         frames_sampled=sampled.count,
-        frames_analysed=sampled.count,
+        frames_analysed=sampled.count - sampled.held,  # held frames go through no detector
         frames_held=sampled.held,
         frames_skipped=sampled.skipped,
         activity_gate=gate_summary(analysis.gate, sampled.still_spans),

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from storage.artifacts.blobs import BlobStore, open_blob_store
 from storage.artifacts.layout import RunLayout
@@ -108,8 +109,18 @@ class RunContext:
     @property
     def skip_still(self) -> bool:
         """Whether the run skips decoding still stretches (the activity gate)."""
+        return self.still_cue is not None
+
+    @property
+    def still_cue(self) -> Literal["packets", "keyframes"] | None:
+        """What the activity gate judges stillness by: ``"packets"`` (the default: where a
+        stream's packet sizes follow activity; elsewhere it decodes everything), ``"keyframes"``
+        (asked for: keyframes alone), or None (the gate is off)."""
         chosen = self.options.skip_still
-        return self.settings.skip_still if chosen is None else chosen
+        mode = self.settings.skip_still if chosen is None else chosen
+        if mode == "keyframes":
+            return "keyframes"
+        return "packets" if mode else None
 
     @property
     def max_duration_s(self) -> float:

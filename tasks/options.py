@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 from pathlib import PurePosixPath
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from tasks.geometry import ZoneSpec, default_zones
 from ves.detector_mode import MODES, DetectorMode
@@ -94,15 +95,18 @@ class RunOptions(BaseModel):
         gt=0,
         description="Process at most this many seconds from the start.",
     )
-    skip_still: bool | None = Field(
-        None,
-        strict=True,  # JSON numbers and booleans only: no "2" or "yes"
+    skip_still: StrictBool | Literal["keyframes"] | None = Field(
+        None,  # JSON booleans and the one word only: no "2" or "yes"
         description=(
-            "Skip decoding the stretches judged still from the video's packets and keyframes "
-            "(the activity gate): they stay in the timeline as still, and `cost.json` says how "
-            "many frames were skipped and where; default: the service's `VES_SKIP_STILL`."
+            "Skip decoding the stretches judged still (the activity gate): they stay in the "
+            "timeline as still, and `cost.json` says how many frames were skipped, where, and "
+            "which cue judged them. `true`: judged from packet sizes and keyframes, where the "
+            "stream's packet sizes follow activity (elsewhere everything is decoded); "
+            '`"keyframes"`: judged from keyframes alone, for rate-capped streams (an event '
+            "shorter than the longest GOP can be missed, and the run says so); `false`: decode "
+            "everything. Default: the service's `VES_SKIP_STILL` (true unless set)."
         ),
-        examples=[True],
+        examples=[True, "keyframes"],
     )
     zones: list[ZoneOption] | None = Field(
         None, max_length=32, description="Named zones; default: left, center and right thirds."

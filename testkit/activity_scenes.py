@@ -54,6 +54,7 @@ class Encoding:
     codec: str = "libx264"
     open_gop: bool = False
     fps: int = FPS
+    bitrate: int | None = None  # rate-capped (a camera's bitrate target) instead of crf
 
     @property
     def label(self) -> str:
@@ -61,6 +62,7 @@ class Encoding:
         return (
             f"{kind} gop{self.gop_s:g}s {'B' if self.bframes else 'noB'}"
             f"{' open' if self.open_gop else ''} {'noisy' if self.noise else 'clean'}"
+            f"{f' {self.bitrate // 1000} kbit/s' if self.bitrate else ''}"
         )
 
 
@@ -75,7 +77,12 @@ def _options(enc: Encoding) -> dict[str, str]:
         bf = "3" if enc.bframes else "0"
         params = f"bframes={bf}:scenecut=0:open-gop={int(enc.open_gop)}:log-level=error"
         return {"preset": "ultrafast", "crf": "26", "x265-params": params}
-    options = {"preset": "veryfast", "crf": "23", "sc_threshold": "0"}
+    options = {"preset": "veryfast", "sc_threshold": "0"}
+    if enc.bitrate is None:
+        options["crf"] = "23"
+    else:  # a camera's rate cap: the packets stay near it whatever the picture holds
+        rate = str(enc.bitrate)
+        options.update({"maxrate": rate, "bufsize": str(enc.bitrate // 2), "nal-hrd": "cbr"})
     options["bf"] = "3" if enc.bframes else "0"
     if enc.open_gop:
         options["x264-params"] = "open-gop=1"
@@ -92,6 +99,8 @@ def write_scene(path: Path, seconds: float, events: list[Event], enc: Encoding) 
         stream.width, stream.height, stream.pix_fmt = SIZE[0], SIZE[1], "yuv420p"
         stream.gop_size = round(enc.gop_s * enc.fps)
         stream.time_base = Fraction(1, enc.fps)
+        if enc.bitrate is not None:
+            stream.bit_rate = enc.bitrate
         for index in range(round(seconds * enc.fps)):
             frame = backdrop.copy()
             for event in events:

@@ -298,9 +298,13 @@ class SkippedSpan(BaseModel):
 class CostFrames(BaseModel):
     decoded: int
     sampled: int
-    analysed: int
+    analysed: int = Field(
+        description="Sampled frames the detectors looked at: every sampled frame but the held ones."
+    )
     held: int = Field(
-        0, description="Sampled times in still stretches: the last decoded frame stood for them."
+        0,
+        description="Sampled times in still stretches: the last decoded frame stood for them, "
+        "and its detections were carried to them without running any detector.",
     )
     skipped: int = Field(0, description="Frames the activity gate did not decode.")
     skipped_spans: list[SkippedSpan] = Field(

@@ -43,24 +43,17 @@ from __future__ import annotations
 import itertools
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 import av
-import cv2
 import numpy as np
-import numpy.typing as npt
 
+from tasks.activity.keyframes import Grey, keyframe_changed, keyframe_judgement, sure_event_s
 from tasks.activity.spans import PacketStats, build_spans, locate_raised, margin_s
 from tasks.decode.stage import open_video
-from tasks.detect.detectors.motion import (
-    MotionConfig,
-    boxes_from_mask,
-    difference_image,
-    mask_changes,
-    to_planes,
-)
-from tasks.sample.text_looks import GLANCE_BLOCK, LookConfig, cell_differences
+from tasks.detect.detectors.motion import MotionConfig
 
 # A GOP this long (or none) gives too few keyframes to judge stillness from (issue 32).
 MAX_GOP_S = 60.0
@@ -77,10 +70,7 @@ MIN_PACKET_AGREEMENT = 0.6
 MIN_CHANGED_GOPS = 3
 SHORTEST_EVENT_S = 0.5  # the shortest event issue 32's truth test plants
 THUMB_WIDTH = 320  # the keyframes are compared at about this width (the motion detector's scale)
-# The glance of a 480 px thumbnail (Settings.thumbnail_width) is 4x4 block means: 120 px wide.
-GLANCE_WIDTH = 480 // GLANCE_BLOCK
-
-Grey = npt.NDArray[np.uint8]
+Cue = Literal["packets", "keyframes"]
 
 
 @dataclass(frozen=True)
@@ -109,6 +99,8 @@ class ActivityMap:
     raised_s: tuple[tuple[float, float], ...] = ()
     margin_s: float = 0.0
     details: dict[str, float] = field(default_factory=dict)
+    cue: Cue = "packets"  # what stillness was judged from (see ``map_activity``)
+    sure_event_s: float | None = None  # keyframe mode: the shortest event it is sure to see
 
     def active_spans(self) -> list[tuple[float, float]]:
         """The stretches to decode, ``(start_s, end_s)`` in order and disjoint: each starts at a
@@ -156,15 +148,22 @@ class ActivityMap:
         }
 
 
-def map_activity(path: Path, motion: MotionConfig | None = None) -> ActivityMap:
-    """The activity map of a local video file (see the module docstring)."""
+def map_activity(
+    path: Path, motion: MotionConfig | None = None, cue: Cue = "packets"
+) -> ActivityMap:
+    """The activity map of a local video file (see the module docstring); with ``cue``
+    ``"keyframes"``, judged from the keyframes alone (``tasks.activity.keyframes``)."""
     started = time.perf_counter()
     cfg = motion or MotionConfig()
     gops, keys, fps = _read_stream(path)
     reason = _no_cadence(gops) or _undecoded(keys)
     if reason is not None:
-        return _all_active(gops, fps, reason, time.perf_counter() - started)
+        return replace(_all_active(gops, fps, reason, time.perf_counter() - started), cue=cue)
     key_changed = [i > 0 and keyframe_changed(keys[i - 1], keys[i], cfg) for i in range(len(gops))]
+    if cue == "keyframes":
+        reasons, spans = keyframe_judgement(gops, key_changed, 1.0 / fps)
+        found = _finish(gops, reasons, spans, [], None, None, fps, time.perf_counter() - started)
+        return replace(found, cue=cue, sure_event_s=sure_event_s(gops, 1.0 / fps), margin_s=0.0)
     window = max(1, round(SHORTEST_EVENT_S * fps))
     busy = [g.busiest(window) for g in gops]
     level = _idle_level(busy, key_changed)
@@ -261,42 +260,6 @@ def _undecoded(keys: list[Grey | None]) -> str | None:
     if missing:
         return f"{missing} of {len(keys)} keyframes did not decode alone (open GOPs?)"
     return None
-
-
-def keyframe_changed(previous: Grey | None, current: Grey | None, cfg: MotionConfig) -> bool:
-    """Whether the motion detector, or the text looks' test, would see a change between two
-    keyframes."""
-    if previous is None or current is None or previous.shape != current.shape:
-        return True
-    if glance_changed(previous, current):
-        return True
-    before = to_planes(previous, cfg.blur_sigma)
-    after = to_planes(current, cfg.blur_sigma)
-    diff = difference_image(after, before)
-    mask = mask_changes(diff, cfg.threshold, cfg.open_px)
-    boxes, _ = boxes_from_mask(mask, diff, cfg)
-    return len(boxes) > 0
-
-
-def _glance(frame: Grey) -> npt.NDArray[np.uint8]:
-    """A keyframe as the sample stage's glance sees it: grey block means about a quarter of
-    the thumbnail's width (``tasks.sample.text_looks``)."""
-    grey = frame.mean(axis=2) if frame.ndim == 3 else frame.astype(np.float64)
-    width = max(2, GLANCE_WIDTH)
-    height = max(2, round(grey.shape[0] * width / grey.shape[1]))
-    small = cv2.resize(grey.astype(np.float32), (width, height), interpolation=cv2.INTER_AREA)
-    return np.asarray(np.clip(small, 0, 255), dtype=np.uint8)
-
-
-def glance_changed(previous: Grey, current: Grey) -> bool:
-    """Whether a cell of the glance changed as much as the text looks' own test asks before
-    the OCR looks again (``LookConfig.changed_level``). A sign put up is often too thin or too
-    faint for the motion detector's test (an outlined caption: measured on random scene
-    100031, where the gate without this test skipped the 6.5 s before the OCR read it), but
-    the OCR would read it at its next look."""
-    looks = LookConfig()
-    differences = cell_differences(_glance(previous), _glance(current), looks.cell)
-    return bool((differences > looks.changed_level).any())
 
 
 def packets_blind(busy: list[float], key_changed: list[bool], level: float) -> str | None:

@@ -16,12 +16,36 @@ from typing import Any
 from prefect import get_run_logger, task
 from prefect.cache_policies import NONE
 
-from tasks.activity.map import ActivityMap, map_activity
+from tasks.activity.map import ActivityMap, Cue, map_activity
 from tasks.context import RunContext
 from tasks.decode.stage import SourceInfo
 from tasks.sample.gate import Gate
 
 STILL_REASON = "keyframes matched and packets stayed at the stream's idle level"
+CUE_WHY = {
+    "packets": (
+        "the default: packet sizes follow activity in this stream, so an event between two"
+        " keyframes raises them (where they do not, the map falls back and decodes everything)"
+    ),
+    "keyframes": (
+        "asked for (skip_still: keyframes): stillness judged from keyframes alone, for streams"
+        " whose packet sizes do not follow activity; an event shorter than sure_event_s can be"
+        " missed between two keyframes"
+    ),
+}
+
+
+def still_reason(summary: dict[str, Any]) -> str:
+    """Why a stretch was judged still, as cost.json and the timeline say it."""
+    if summary.get("cue") == "keyframes":
+        sure = summary.get("sure_event_s")
+        return (
+            f"keyframes matched (keyframe mode: an event shorter than {sure:g} s, the longest"
+            " GOP, can lie between two keyframes unseen)"
+            if sure
+            else "keyframes matched (keyframe mode)"
+        )
+    return STILL_REASON
 
 
 @dataclass(frozen=True)
@@ -41,6 +65,9 @@ def plan_gate(activity: ActivityMap) -> GatePlan:
     """The gate of a video from its activity map (pure)."""
     summary: dict[str, Any] = {
         "used": activity.fallback is None,
+        "cue": activity.cue,
+        "why": CUE_WHY[activity.cue],
+        "sure_event_s": activity.sure_event_s,
         "fallback": activity.fallback,
         "map_s": round(activity.cost_s, 3),
         "still_fraction": round(activity.still_fraction, 4),
@@ -53,17 +80,17 @@ def plan_gate(activity: ActivityMap) -> GatePlan:
     return GatePlan(gate, summary)
 
 
-def gate_for(path: Path) -> GatePlan:
-    """Map ``path``'s activity and plan its gate."""
-    return plan_gate(map_activity(path))
+def gate_for(path: Path, cue: Cue = "packets") -> GatePlan:
+    """Map ``path``'s activity (judged by ``cue``) and plan its gate."""
+    return plan_gate(map_activity(path, cue=cue))
 
 
 @task(name="map-activity", cache_policy=NONE)
 def map_activity_task(ctx: RunContext, source: SourceInfo) -> GatePlan:
     """Map the video's activity (packets and keyframes only) when the run skips still stretches."""
-    if not ctx.skip_still:
+    if ctx.still_cue is None:
         return GatePlan.off()
-    plan = gate_for(Path(source.path))
+    plan = gate_for(Path(source.path), ctx.still_cue)
     logger = get_run_logger()
     if plan.gate is None:
         logger.warning("activity gate off for this video: %s", plan.summary["fallback"])
@@ -80,8 +107,8 @@ def map_activity_task(ctx: RunContext, source: SourceInfo) -> GatePlan:
 def gate_summary(plan: GatePlan, still_spans: Sequence[tuple[float, float]]) -> dict[str, Any]:
     """``cost.json``'s ``activity_gate`` block: whether the gate ran (or why it fell back) and
     what the map cost; and the stretches whose sampled frames were held (judged still)."""
+    reason = still_reason(plan.summary)
     skipped = [
-        {"start_s": round(a, 3), "end_s": round(b, 3), "reason": STILL_REASON}
-        for a, b in still_spans
+        {"start_s": round(a, 3), "end_s": round(b, 3), "reason": reason} for a, b in still_spans
     ]
     return {**plan.summary, "skipped_spans": skipped}

@@ -60,7 +60,8 @@ def analyse_window(
     """Sample and detect one window into ``folder``; times on the session's time line."""
     source = window_source(window, ctx)
     length = window.lead_s + window.duration_s
-    cfg = sample_config(ctx, gate_for(window.path).gate if ctx.skip_still else None)
+    cue = ctx.still_cue
+    cfg = sample_config(ctx, gate_for(window.path, cue).gate if cue else None)
     cfg = dataclasses.replace(cfg, max_duration_s=max(cfg.max_duration_s, length + 10.0))
     started = time.perf_counter()
     sampled = sample_video(source, cfg, folder)

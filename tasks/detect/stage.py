@@ -27,6 +27,7 @@ from tasks.context import RunContext
 from tasks.detect.detectors.base import FrameView
 from tasks.detect.detectors.motion import MotionConfig, MotionDetector
 from tasks.detect.detectors.registry import configs_for, create
+from tasks.detect.held import analysed, carry_to_held, held_sources
 from tasks.detections import Detections, detections_to_table
 from tasks.sample.stage import SampledFrames
 from ves.detector_mode import DetectorMode
@@ -42,6 +43,7 @@ class DetectReport:
     ran: list[str] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
     detectors: dict[str, dict[str, Any]] = field(default_factory=dict)
+    held: int = 0  # held frames: their rows were carried from their source frame, not detected
 
     @property
     def physical(self) -> str:
@@ -122,20 +124,33 @@ def detect_frames(
     """Every plugin's boxes by detector name, and the report (the pure core of the stage).
 
     ``configs`` starts with the motion config; motion cannot fall back, so its errors propagate.
+    Held frames (a still stretch the gate did not decode) go through no detector: each gets
+    its source frame's rows (``tasks.detect.held``); the OCR alone sees every frame.
     """
     report = DetectReport(requested=mode)
-    views = frame_views(sampled, frames)
+    decoded = analysed(frames)
+    sources = held_sources(frames)
+    times = {int(row["sample_index"]): float(row["t_s"]) for row in frames}
+    report.held = len(sources)
+    views = frame_views(sampled, decoded)
     motion = _run(configs[0], views, report)
     if motion is None:
         raise RuntimeError("the motion detector cannot fall back")
     found = {"motion": motion}
-    gated = frame_views(sampled, frames, motion)
+    gated = frame_views(sampled, decoded, motion)
     for config in configs[1:]:
-        result = _run(config, gated, report)
+        if config.type == "ocr":
+            every = frame_views(sampled, frames, carry_to_held(motion, sources, times))
+            result = _run(config, every, report)
+        else:
+            result = _run(config, gated, report)
         if result is not None:
             found[config.type] = result
     if len(found.get("ocr", ())):
         found["motion"] = motion_beside_text(configs[0], views, found["ocr"], report)
+    for name in found:
+        if name != "ocr":
+            found[name] = carry_to_held(found[name], sources, times)
     return found, report
 
 

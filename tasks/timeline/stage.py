@@ -9,6 +9,7 @@ from prefect import task
 from prefect.cache_policies import NONE
 
 from storage.artifacts.layout import read_rows, write_rows
+from tasks.activity.stage import STILL_REASON
 from tasks.context import RunContext
 from tasks.detections import TEXT_CLASS
 from tasks.sample.frames import still_stretches
@@ -64,9 +65,10 @@ def build_timeline(
     zones: list[dict[str, Any]],
     objects: list[dict[str, Any]],
     still: list[tuple[float, float]] | None = None,
+    still_reason: str = STILL_REASON,
 ) -> list[dict[str, Any]]:
     """Timeline rows (the pure core of the stage), sorted by time, events before markers, and
-    the ``still`` stretches (the activity gate's)."""
+    the ``still`` stretches (the activity gate's, judged still for ``still_reason``)."""
     events = sorted(events, key=event_order)
     zone_names = {z["zone_id"]: z["name"] for z in zones}
     classes = {o["object_id"]: o["class"] for o in objects}
@@ -99,7 +101,7 @@ def build_timeline(
             start,
             "still",
             f"nothing changes for {end - start:.1f} s (judged still, not decoded)",
-            reason="judged still from its keyframes and packet sizes; not decoded",
+            reason=f"judged still: {still_reason}; not decoded",
             end_s=end,
         )
         for start, end in still or []
@@ -118,8 +120,10 @@ def refresh_markers(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 @task(name="timeline", cache_policy=NONE)
-def timeline_task(ctx: RunContext) -> int:
-    """Build the timeline; writes ``timeline.parquet``; returns its row count."""
+def timeline_task(ctx: RunContext, still_reason: str = STILL_REASON) -> int:
+    """Build the timeline; writes ``timeline.parquet``; returns its row count. ``still_reason``:
+    why the activity gate judged its still stretches still (keyframe mode says what it can
+    miss)."""
     ctx.report("timeline")
     out = ctx.layout.out_dir
 
@@ -130,6 +134,7 @@ def timeline_task(ctx: RunContext) -> int:
         read_rows(out, "zones"),
         read_rows(out, "objects"),
         still_stretches(frames),
+        still_reason,
     )
     write_rows(out, "timeline", rows)
     return len(rows)

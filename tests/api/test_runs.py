@@ -108,6 +108,8 @@ def test_a_second_execute_while_queued_is_a_conflict(
         {"sample_fps": 100},
         {"sample_fps": "2"},  # JSON numbers only (the fuzz run saw a string accepted)
         {"skip_still": "yes"},
+        {"skip_still": 1},
+        {"skip_still": "Keyframes"},  # the one word, as written
         {"follow": 1},
         {"detector": "magic"},
         {"detector": "yolo"},  # no model configured, none named

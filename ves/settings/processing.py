@@ -39,12 +39,15 @@ class ProcessingSettings(SettingsGroup):
             " the truth scores either way)."
         ),
     )
-    skip_still: bool = Field(
-        False,
+    skip_still: bool | Literal["keyframes"] = Field(
+        True,
         description=(
             "Skip decoding the stretches of a video judged still from its packets and keyframes"
-            " alone (the activity gate, docs/concepts/activity-gate.md); a run's `skip_still`"
-            " option overrides it."
+            " alone (the activity gate, docs/concepts/activity-gate.md): true (the default) where"
+            " a stream's packet sizes follow activity, and everything is decoded where they do"
+            " not; `keyframes` judges by keyframes alone (for rate-capped cameras; an event"
+            " shorter than the longest GOP can be missed); false decodes everything. A run's"
+            " `skip_still` option overrides it."
         ),
     )
     scene_cut_threshold: float = Field(

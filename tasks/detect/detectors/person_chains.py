@@ -72,8 +72,9 @@ class LookPlanner:
         self.chains: list[Chain] = []
 
     def follow(self, index: int, boxes: FloatArray) -> list[Chain]:
-        """The chain of each box of sampled frame ``index`` (frames in order, call once each)."""
-        before = [c for c in self.chains if c.index == index - 1]
+        """The chain of each box of sampled frame ``index`` (the frames looked at, in order,
+        called once each: a held frame, never looked at, does not part a chain)."""
+        before = self.chains
         chains: list[Chain] = []
         if before and len(boxes):
             old = np.stack([c.box for c in before])

@@ -11,7 +11,8 @@ import numpy as np
 import numpy.typing as npt
 
 from synthetic.signs import sign_patch
-from tasks.activity.map import glance_changed, keyframe_changed, packets_blind
+from tasks.activity.keyframes import glance_changed, keyframe_changed
+from tasks.activity.map import packets_blind
 from tasks.detect.detectors.motion import MotionConfig
 
 Frame = npt.NDArray[np.uint8]
@@ -48,7 +49,7 @@ def test_an_outlined_sign_is_a_change_of_the_keyframe_though_motion_misses_it() 
     before, after = _small(_backdrop(3)), _small(_with_sign(_backdrop(3)))
     assert keyframe_changed(before, after, MotionConfig())
     assert glance_changed(before, after)
-    with mock.patch("tasks.activity.map.glance_changed", return_value=False):
+    with mock.patch("tasks.activity.keyframes.glance_changed", return_value=False):
         assert not keyframe_changed(before, after, MotionConfig())  # motion alone misses it
 
 

@@ -23,12 +23,13 @@ from tasks.activity.stage import gate_for, gate_summary, plan_gate
 from tasks.context import SourceRef
 from tasks.decode.stage import SourceInfo, decode_source
 from tasks.detect.detectors.motion import MotionConfig, MotionDetector
-from tasks.detect.stage import frame_views
+from tasks.detect.stage import detect_frames, frame_views
 from tasks.sample.frames import still_stretches
 from tasks.sample.gate import DecodeRange, Gate
 from tasks.sample.sampler import SampleConfig
 from tasks.sample.stage import SampledFrames, sample_video
 from testkit.remux import remux
+from ves.detector_mode import DetectorMode
 from ves.settings import Settings
 
 FPS = 15
@@ -211,3 +212,25 @@ def test_the_cost_summary_lists_the_still_stretches_within_what_was_processed(
         changing = (move.t0, move.t0 + 1 / FPS) if move.stays or move.thin else (move.t0, move.t1)
         for span in spans:
             assert changing[1] <= span["start_s"] or changing[0] >= span["end_s"], (move, span)
+
+
+def test_held_frames_go_through_no_detector_and_carry_their_source_rows(pair: Pair) -> None:
+    """Through the detect stage: the detectors run on the decoded frames only; a held frame's
+    rows are its source frame's (the last decoded one), so every event is still seen from the
+    same first to the same last sampled frame as with the full decode."""
+    rows = pair.gated.rows
+    found, report = detect_frames(pair.gated, rows, [MotionConfig()], DetectorMode.parse("motion"))
+    motion = found["motion"]
+    decoded = [r["sample_index"] for r in rows if not r["held"]]
+    assert report.held == pair.gated.held > 0
+    assert report.detectors["motion"]["frames"] == len(decoded) < len(rows)
+    assert sorted({int(i) for i in motion.frame_index}) == motion_frames(pair.full)
+    source = None
+    for row in rows:
+        if not row["held"]:
+            source = row["sample_index"]
+            continue
+        mine = motion.frame_index == row["sample_index"]
+        theirs = motion.frame_index == source
+        assert np.array_equal(motion.boxes[mine], motion.boxes[theirs]), row["t_s"]
+        assert np.allclose(motion.t_s[mine], row["t_s"])
