@@ -47,12 +47,15 @@ class Coverage:
 
     ``still_spans``: the stretches the activity gate judged still from their keyframes and
     packets and did not decode (``cost.json`` ``frames.skipped_spans``; none without the gate).
+    ``sure_event_s``: in keyframe mode (stillness judged from keyframes alone), the shortest
+    event the gate was sure to see; None when packet sizes were read too.
     """
 
     duration_s: float
     frames_analysed: int
     detector_mode: str
     still_spans: tuple[tuple[float, float], ...] = ()
+    sure_event_s: float | None = None
 
     def still_within(self, window: tuple[float, float] | None = None) -> list[tuple[float, float]]:
         """The still stretches cut to ``window`` (the whole video when None)."""
@@ -74,6 +77,12 @@ class Coverage:
         listed = ", ".join(f"{fmt_time(a)} to {fmt_time(b)}" for a, b in still[:4])
         more = f" and {len(still) - 4} more" if len(still) > 4 else ""
         where = "of that stretch" if window is not None else "of the video"
+        if self.sure_event_s is not None:
+            return (
+                f"{said} {fmt_time(total)} {where} ({listed}{more}) was judged still from its "
+                "keyframes alone (keyframe mode) and not decoded: an event shorter than "
+                f"{self.sure_event_s:g} s between two keyframes there could have gone unseen."
+            )
         return (
             f"{said} {fmt_time(total)} {where} ({listed}{more}) was judged still from its "
             "keyframes and packet sizes and not decoded: nothing there changed at the motion "
@@ -86,6 +95,7 @@ class Coverage:
             "frames_analysed": self.frames_analysed,
             "detector_mode": self.detector_mode,
             "judged_still_s": round(sum(b - a for a, b in self.still_spans), 3),
+            "sure_event_s": self.sure_event_s,
         }
 
 

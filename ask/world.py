@@ -155,11 +155,13 @@ def load_world(reader: ArtifactReader, run_dir: str | Path, video_id: str, run_i
     still = tuple(
         (float(s["start_s"]), float(s["end_s"])) for s in cost["frames"].get("skipped_spans", [])
     )
+    gate = cost.get("activity_gate") or {}
     coverage = Coverage(
         float(cost["processed_s"]),
         int(cost["frames"]["analysed"]),
         str(cost["detector_mode"]),
         still,
+        gate.get("sure_event_s") if gate.get("cue") == "keyframes" else None,
     )
     return RunWorld(
         video_id,

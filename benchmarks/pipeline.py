@@ -1,7 +1,7 @@
 """The process-video flow against a plain decode and a naive user script, in the same run.
 
-    .venv/bin/python benchmarks/pipeline.py [--cases default|all|idle|idle-short] [--only 1080p]
-        [--fresh]
+    .venv/bin/python benchmarks/pipeline.py [--cases default|all|idle|idle-short|idle-2h]
+        [--only 1080p] [--fresh]
     .venv/bin/python benchmarks/pipeline.py --clip PATH [--detector MODE]
 
 Each case is a synthetic clip (60 s or 10 min; 720p or 1080p; H.264 with x264's default
@@ -21,9 +21,11 @@ against its 60 s run, and what each way of decoding less costs on each clip (eve
 non-reference frames skipped, and no deblocking filter, every B-frame skipped) against the plain
 decode. The default cases take about a quarter of an hour here; ``--cases all``
 is the whole matrix (32 cases, hours). ``--cases idle`` (and ``idle-short``, 60 s clips) are
-issue 32's idle-heavy clips with planted events, the flow with the activity gate off and on
-against the plain decode, and the recall of the events (``benchmarks/_idle_cases.py``); the
-default set ends with one of them (10 min, 20 % active). With ``--clip`` the flow's
+issue 32's idle-heavy clips with planted events, the flow with the activity gate off, on and
+in keyframe mode against the plain decode, and the recall of the events
+(``benchmarks/_idle_cases.py``); the default set ends with one of them (10 min, 20 % active).
+``--cases idle-2h`` is issue 42's 2-hour recording (``benchmarks/_idle_long.py``).
+With ``--clip`` the flow's
 ``cost.json`` detectors block is printed too (each detector's frames, boxes, seconds and
 counters, e.g. the person network's passes), and the CPU time of the plain decode and of the
 flow (its process's threads, Prefect's server aside): on a shared machine the CPU a piece of
@@ -52,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._clips import ClipSpec, make_clip
 from benchmarks._idle_cases import DEFAULT_IDLE, IDLE_CASES, Measures, run_idle_cases
+from benchmarks._idle_long import run_long_idle
 from benchmarks._runs import PeakMemory, cpu_seconds, run_flow, scored_rows
 from synthetic import demo_scene, scale_scene, write_video
 
@@ -322,7 +325,7 @@ def idle_measures(fresh: bool) -> Measures:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument(
-        "--cases", choices=("default", "all", "idle", "idle-short"), default="default"
+        "--cases", choices=("default", "all", "idle", "idle-short", "idle-2h"), default="default"
     )
     parser.add_argument("--only", default="", help="only the cases whose label has this text")
     parser.add_argument("--clip", type=Path, help="measure this video file instead")
@@ -335,6 +338,8 @@ def main() -> None:
         child(path, tiny, options, rows=args.child[3:] == ["rows"])
     elif args.clip:
         run_clip(args.clip.resolve(), args.detector)
+    elif args.cases == "idle-2h":
+        run_long_idle(idle_measures(args.fresh), args.detector, args.fresh)
     elif args.cases.startswith("idle"):
         chosen_idle = tuple(c for c in IDLE_CASES[args.cases] if args.only in c.label)
         run_idle_cases(chosen_idle, args.fresh, idle_measures(args.fresh), args.detector)

@@ -318,6 +318,18 @@ class CostActivityGate(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     used: bool
+    cue: str | None = Field(
+        None,
+        description="What stillness was judged from: `packets` (the default: packet sizes and "
+        "keyframes, where the stream's packets follow activity) or `keyframes` (asked for: "
+        "keyframes alone).",
+    )
+    why: str | None = Field(None, description="Why the run used that cue.")
+    sure_event_s: float | None = Field(
+        None,
+        description="Keyframe mode: the shortest event the gate is sure to see (the longest "
+        "GOP); a shorter one between two keyframes can be missed.",
+    )
     fallback: str | None = Field(None, description="Why the gate decoded everything.")
     map_s: float | None = Field(None, description="Seconds the activity map took.")
     still_fraction: float | None = Field(None, description="Share of the video judged still.")

@@ -47,6 +47,12 @@ class CoveragePublic(BaseModel):
         description="Seconds the activity gate judged still from their keyframes and packet "
         "sizes and did not decode (`cost.json` `frames.skipped_spans`); 0 without the gate.",
     )
+    sure_event_s: float | None = Field(
+        None,
+        description="In keyframe mode (`skip_still: \"keyframes\"`), the shortest event the "
+        "gate was sure to see (the longest GOP): a shorter one between two keyframes of a still "
+        "stretch could have gone unseen. Null when packet sizes were read too.",
+    )
 
 
 class InterpretedWindow(BaseModel):

@@ -151,8 +151,8 @@ def _sample(
             decoded, last_t, truncated = _decode(container, stream, source, sampler, on_progress)
         finally:
             sampler.close()
-    if span.whole:
-        check_complete(source, decoded, last_t, truncated)
+    if span.whole:  # frames the gate judged still and did not decode are frames of the video
+        check_complete(source, decoded + sampler.gated.skipped, last_t, truncated)
     return _result(source, sampler, frames_dir.parent, decoded, last_t, truncated)
 
 
@@ -247,6 +247,8 @@ def _frames(
 
 
 def check_complete(source: SourceInfo, decoded: int, last_t: float, bounded: bool) -> None:
+    """Refuse a source that is no video or was cut short; ``decoded``: the frames decoded,
+    or judged still by the activity gate and skipped."""
     if decoded == 0:
         raise SourceInvalid("no frame of the video could be decoded")
     if decoded == 1:

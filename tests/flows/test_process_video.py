@@ -42,9 +42,10 @@ CHUNKED = {"VES_CHUNK_S": "4", "VES_CHUNK_LEAD_S": "2"}
 LEAD_FRAMES = 4 * 2 * 10  # four lead-ins of 2 s at 10 fps, decoded twice
 
 
-@pytest.fixture(params=["whole", "chunks", "whole-gated", "chunks-gated"])
+@pytest.fixture(params=["whole", "chunks", "whole-gated", "chunks-gated", "whole-keyframes"])
 def split(request: pytest.FixtureRequest) -> str:
-    """How the lobby is processed: whole or in chunks, with the activity gate or without."""
+    """How the lobby is processed: whole or in chunks, with the activity gate (its default cue,
+    or keyframe mode) or without."""
     return str(request.param)
 
 
@@ -59,7 +60,8 @@ def lobby_run(
     path, truth = lobby
     for name, value in (CHUNKED if split.startswith("chunks") else {"VES_CHUNK_S": "0"}).items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv("VES_SKIP_STILL", str(split.endswith("gated")).lower())
+    gate = "keyframes" if split.endswith("keyframes") else str(split.endswith("gated")).lower()
+    monkeypatch.setenv("VES_SKIP_STILL", gate)
     run = queue_upload_run(path)
     published = process_video(ProcessVideoParams(run_id=run.run_id))
     finished = RunStore(catalog).get(run.run_id)
@@ -193,7 +195,9 @@ def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
     assert cost["detector_mode"] == "motion+person+ocr"
     assert cost["fallback"] == {"used": False, "reason": None}
     lead = LEAD_FRAMES if split.startswith("chunks") else 0  # decoded and looked at twice
-    assert cost["detectors"]["motion"]["frames"] == cost["frames"]["sampled"] + lead // 2
+    analysed = cost["frames"]["sampled"] - cost["frames"]["held"]  # held: no detector ran
+    assert cost["frames"]["analysed"] == analysed
+    assert cost["detectors"]["motion"]["frames"] == analysed + lead // 2
     assert 1 <= cost["detectors"]["ocr"]["frames"] <= 12  # a bounded number of looks
     # The person detector looked where things moved; the lobby's walkers are coloured blobs.
     assert 0 < cost["detectors"]["person"]["frames"] <= cost["frames"]["sampled"] + lead // 2
@@ -206,10 +210,17 @@ def test_the_manifest_lists_every_file_and_cost_tells_the_truth(
         assert gate["used"] is False and "idle level" in gate["fallback"]
         assert frames["decoded"] == truth.frame_count + lead
         assert frames["skipped"] == frames["held"] == 0
+    elif split.endswith("keyframes"):
+        # Keyframes alone need no idle level: the GOPs whose keyframes all match are held, and
+        # the run says what keyframe mode cannot see (an event shorter than a 2 s GOP).
+        assert gate["used"] is True and gate["cue"] == "keyframes"
+        assert gate["sure_event_s"] == pytest.approx(2.0)
+        assert frames["decoded"] + frames["skipped"] >= truth.frame_count
+        assert all("keyframe mode" in s["reason"] for s in frames["skipped_spans"])
     else:
         assert frames["decoded"] == truth.frame_count + lead
         assert frames["skipped"] == frames["held"] == 0 and frames["skipped_spans"] == []
-        assert gate == {"used": False, "fallback": None}
+        assert gate == {"used": False, "fallback": None}  # off: no cue, nothing mapped
     assert cost["frames"]["sampled"] == pytest.approx(truth.duration_s * 5, abs=2)
     assert set(cost["stages"]) == {
         "decode",

@@ -1,0 +1,88 @@
+"""A 2-hour 1080p idle-heavy recording (issue 42): the flow with default settings, in chunks,
+against a plain decode of the same file in the same run, with its peak memory.
+
+    nice -n 15 .venv/bin/python benchmarks/pipeline.py --cases idle-2h
+
+The recording is ``benchmarks/_idle.py``'s 10-minute clip (5 % active, 2 s GOPs, B-frames,
+constant quality) written twelve times back to back by stream copy, timestamps shifted: 228
+planted passes and walkers, and the sign and light of each copy switching back at each join (a
+real change the gate must decode). It runs under a plan that allows a 2-hour video
+(``VES_PLANS``: the sandbox plan with ``max_video_s`` and the month's seconds raised), so the
+run is bounded by the plan, not cut by it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import av
+
+from benchmarks._idle import CACHE, IdleSpec, make_idle_clip
+from benchmarks._idle_cases import Measures
+
+TIMES = 12
+BASE = IdleSpec(600, 0.05, 2, True, False)
+LONG_PLAN = {"sandbox": {"max_video_s": 7200.0, "processed_s_per_month": 100_000.0}}
+
+
+def repeat_clip(clip: Path, path: Path, times: int) -> None:
+    """``clip`` written ``times`` over by stream copy, each copy's timestamps shifted by the
+    clip's length (every GOP of the clip is closed, so each copy decodes alone)."""
+    partial = path.with_name(f".{path.name}.partial")
+    with av.open(str(clip)) as source, av.open(str(partial), "w", format="mp4") as out:
+        video = source.streams.video[0]
+        stream = out.add_stream_from_template(video)
+        assert video.time_base is not None
+        step = round(BASE.seconds / video.time_base)
+        for turn in range(times):
+            source.seek(0)
+            for packet in source.demux(video):
+                if packet.dts is None:
+                    continue  # the demuxer's final flush packet
+                packet.pts = None if packet.pts is None else packet.pts + turn * step
+                packet.dts += turn * step
+                packet.stream = stream
+                out.mux(packet)
+    partial.replace(path)
+
+
+def long_clip(fresh: bool) -> Path:
+    clip, _ = make_idle_clip(BASE, fresh)
+    path = CACHE / f"idle-1080p-{TIMES * BASE.seconds}s-5pct-gop2-b-clean.mp4"
+    if fresh or not path.exists():
+        repeat_clip(clip, path, TIMES)
+    return path
+
+
+def run_long_idle(measures: Measures, detector: str, fresh: bool = False) -> dict[str, Any]:
+    """Plain decode, then the flow with default settings; prints one table line and returns
+    the flow's result."""
+    path = long_clip(fresh)
+    decode_s, frames = measures.decode(path)
+    result = measures.flow(
+        path,
+        measures.tiny,
+        {"detector": detector},
+        timeout_s=4 * TIMES * BASE.seconds,
+        settings={"VES_PLANS": json.dumps(LONG_PLAN)},
+    )
+    cost, flow_s = result["cost"], result["flow_s"]
+    counted = cost.get("frames", {})
+    gate = cost.get("activity_gate", {})
+    print("\n2-hour idle-heavy recording, default settings")
+    print(
+        "| recording | plain decode s | flow s (/ decode) | processed s | decoded; held; skipped "
+        "| judged still | chunks | flow peak MiB |\n|---|---|---|---|---|---|---|---|"
+    )
+    print(
+        f"| 2 h 1080p, 5 % active, GOP 2 s, B-frames, clean ({frames} frames) | {decode_s:.1f} "
+        f"| {flow_s:.1f} ({flow_s / decode_s:.2f}x) | {cost.get('processed_s')} "
+        f"| {counted.get('decoded')}; {counted.get('held')}; {counted.get('skipped')} "
+        f"| {gate.get('still_fraction')} | {cost.get('stages', {}).get('chunks', '-')} "
+        f"| {result['added_mib']:.0f} |",
+        flush=True,
+    )
+    print(f"stages: {json.dumps(cost.get('stages', {}), sort_keys=True)}")
+    return result
