@@ -49,7 +49,7 @@ class CoveragePublic(BaseModel):
     )
     sure_event_s: float | None = Field(
         None,
-        description="In keyframe mode (`skip_still: \"keyframes\"`), the shortest event the "
+        description='In keyframe mode (`skip_still: "keyframes"`), the shortest event the '
         "gate was sure to see (the longest GOP): a shorter one between two keyframes of a still "
         "stretch could have gone unseen. Null when packet sizes were read too.",
     )
