@@ -54,6 +54,7 @@ from tasks.activity.keyframes import Grey, keyframe_changed, keyframe_judgement,
 from tasks.activity.spans import PacketStats, build_spans, locate_raised, margin_s
 from tasks.decode.stage import open_video
 from tasks.detect.detectors.motion import MotionConfig
+from ves.errors import SourceInvalid
 
 # A GOP this long (or none) gives too few keyframes to judge stillness from (issue 32).
 MAX_GOP_S = 60.0
@@ -155,7 +156,11 @@ def map_activity(
     ``"keyframes"``, judged from the keyframes alone (``tasks.activity.keyframes``)."""
     started = time.perf_counter()
     cfg = motion or MotionConfig()
-    gops, keys, fps = _read_stream(path)
+    try:
+        gops, keys, fps = _read_stream(path)
+    except SourceInvalid as exc:  # cut short or corrupt: decoded whole, the sample stage says so
+        unread = f"the stream could not be read to its end ({exc}): decoded whole"
+        return replace(_all_active([], 25.0, unread, time.perf_counter() - started), cue=cue)
     reason = _no_cadence(gops) or _undecoded(keys)
     if reason is not None:
         return replace(_all_active(gops, fps, reason, time.perf_counter() - started), cue=cue)

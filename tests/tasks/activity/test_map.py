@@ -92,3 +92,16 @@ def test_no_keyframe_cadence_falls_back_to_all_active(
     assert amap.fallback is not None and words in amap.fallback
     assert all(amap.active) and amap.still_fraction == 0.0
     assert amap.active_spans() == [(amap.starts_s[0], amap.ends_s[-1])]
+
+
+def test_a_file_cut_short_is_decoded_whole_for_the_sample_stage_to_judge(tmp_path: Path) -> None:
+    """The map reads every packet first: a file cut short must not fail the run there as
+    "corrupt"; the map falls back, and the sample stage says the file is truncated."""
+    whole = tmp_path / "whole.mp4"
+    write_scene(whole, 20.0, [Event("pass", 12.3, 13.5)], Encoding(2.0, True, 3.0))
+    cut = tmp_path / "cut.mp4"
+    data = whole.read_bytes()
+    cut.write_bytes(data[: len(data) * 55 // 100])
+    amap = map_activity(cut)
+    assert amap.fallback is not None and "could not be read to its end" in amap.fallback
+    assert not amap.spans and amap.still_fraction == 0.0
