@@ -22,6 +22,7 @@ import av
 
 from benchmarks._idle import CACHE, IdleSpec, make_idle_clip
 from benchmarks._idle_cases import Measures
+from benchmarks._runs import cpu_seconds
 
 TIMES = 12
 BASE = IdleSpec(600, 0.05, 2, True, False)
@@ -61,7 +62,9 @@ def run_long_idle(measures: Measures, detector: str, fresh: bool = False) -> dic
     """Plain decode, then the flow with default settings; prints one table line and returns
     the flow's result."""
     path = long_clip(fresh)
+    cpu_before = cpu_seconds()
     decode_s, frames = measures.decode(path)
+    decode_cpu_s = cpu_seconds() - cpu_before
     result = measures.flow(
         path,
         measures.tiny,
@@ -86,4 +89,8 @@ def run_long_idle(measures: Measures, detector: str, fresh: bool = False) -> dic
         flush=True,
     )
     print(f"stages: {json.dumps(cost.get('stages', {}), sort_keys=True)}")
+    print(
+        f"CPU: plain decode {decode_cpu_s:.1f} s, flow {result['cpu_s']:.1f} s, flow / decode "
+        f"{result['cpu_s'] / decode_cpu_s:.2f} (steadier than wall times on a busy machine)"
+    )
     return result
