@@ -319,10 +319,7 @@ class CostActivityGate(BaseModel):
 
     used: bool
     cue: str | None = Field(
-        None,
-        description="What stillness was judged from: `packets` (the default: packet sizes and "
-        "keyframes, where the stream's packets follow activity) or `keyframes` (asked for: "
-        "keyframes alone).",
+        None, description="What stillness was judged from: `packets` (default) or `keyframes`."
     )
     why: str | None = Field(None, description="Why the run used that cue.")
     sure_event_s: float | None = Field(
