@@ -217,3 +217,23 @@ def test_the_layer_check_sees_imports_inside_functions(tmp_path: Path) -> None:
     source = tmp_path / "m.py"
     source.write_text("def f():\n    from storage.catalog import Catalog\n    import api.app\n")
     assert imports_of(source) == {"storage.catalog", "storage.catalog.Catalog", "api.app"}
+
+
+def splits_a_mode(path: Path) -> list[int]:
+    """The lines of ``path`` that split a string on ``"+"``: a detector mode written out."""
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "split"
+        and [getattr(a, "value", None) for a in node.args] == ["+"]
+    ]
+
+
+def test_a_detector_mode_is_split_in_one_place_only() -> None:
+    """``ves/detector_mode.py`` owns the mode string (issue 45): nothing else splits it by hand."""
+    owner = "ves.detector_mode"
+    elsewhere = {name: splits_a_mode(path) for name, path in ALL.items() if name != owner}
+    assert {name: lines for name, lines in elsewhere.items() if lines} == {}
+    assert splits_a_mode(ALL[owner]), "the owner's own split was not found: the check is blind"

@@ -38,6 +38,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from storage.catalog.runs.costs import CostSample
+from ves.detector_mode import parts_of
 
 STAGES = ("decode", "sample", "detect", "track", "world_state", "timeline", "evidence", "cost")
 PARALLEL = ("sample", "detect")  # the stages chunks run side by side
@@ -130,7 +131,7 @@ FALLBACK_SPEEDUP = 1.15
 
 def fallback_stages(detector_mode: str) -> dict[str, tuple[float, ...]]:
     """The fallback coefficients of a detector mode (text reading dominates the rest)."""
-    return FALLBACK["reads_text" if "ocr" in detector_mode.split("+") else "motion"]
+    return FALLBACK["reads_text" if "ocr" in parts_of(detector_mode) else "motion"]
 
 
 @dataclass(frozen=True)
