@@ -118,14 +118,17 @@ def _encode(spec: SceneSpec, path: Path, bframes: bool) -> None:
         out.mux(stream.encode(None))
 
 
-def repeat_segment(segment: Path, path: Path, times: int, fmt: str = "mp4") -> None:
+def repeat_segment(
+    segment: Path, path: Path, times: int, fmt: str = "mp4", segment_s: float = _SEGMENT_S
+) -> None:
     """Write ``segment`` ``times`` over, back to back, by stream copy with shifted timestamps
-    into a ``fmt`` file (the segment must be ``_SEGMENT_S`` long)."""
+    into a ``fmt`` file (the segment must be ``segment_s`` long, the clip cache's minute
+    unless told)."""
     with av.open(str(segment)) as source, av.open(str(path), "w", format=fmt) as out:
         video = source.streams.video[0]
         stream = out.add_stream_from_template(video)
         assert video.duration is not None and video.time_base is not None
-        step = int(_SEGMENT_S / video.time_base)
+        step = int(segment_s / video.time_base)
         for turn in range(times):
             source.seek(0)
             for packet in source.demux(video):

@@ -18,8 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import av
-
+from benchmarks._clips import repeat_segment
 from benchmarks._idle import CACHE, IdleSpec, make_idle_clip
 from benchmarks._idle_cases import Measures
 from benchmarks._runs import cpu_seconds
@@ -29,32 +28,13 @@ BASE = IdleSpec(600, 0.05, 2, True, False)
 LONG_PLAN = {"sandbox": {"max_video_s": 7200.0, "processed_s_per_month": 100_000.0}}
 
 
-def repeat_clip(clip: Path, path: Path, times: int) -> None:
-    """``clip`` written ``times`` over by stream copy, each copy's timestamps shifted by the
-    clip's length (every GOP of the clip is closed, so each copy decodes alone)."""
-    partial = path.with_name(f".{path.name}.partial")
-    with av.open(str(clip)) as source, av.open(str(partial), "w", format="mp4") as out:
-        video = source.streams.video[0]
-        stream = out.add_stream_from_template(video)
-        assert video.time_base is not None
-        step = round(BASE.seconds / video.time_base)
-        for turn in range(times):
-            source.seek(0)
-            for packet in source.demux(video):
-                if packet.dts is None:
-                    continue  # the demuxer's final flush packet
-                packet.pts = None if packet.pts is None else packet.pts + turn * step
-                packet.dts += turn * step
-                packet.stream = stream
-                out.mux(packet)
-    partial.replace(path)
-
-
 def long_clip(fresh: bool) -> Path:
     clip, _ = make_idle_clip(BASE, fresh)
     path = CACHE / f"idle-1080p-{TIMES * BASE.seconds}s-5pct-gop2-b-clean.mp4"
     if fresh or not path.exists():
-        repeat_clip(clip, path, TIMES)
+        partial = path.with_name(f".{path.name}.partial")
+        repeat_segment(clip, partial, TIMES, segment_s=BASE.seconds)
+        partial.replace(path)
     return path
 
 
