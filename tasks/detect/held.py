@@ -16,6 +16,7 @@ source; it gets every frame, as before, at the cost of comparing glances.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -64,18 +65,9 @@ def carry_to_held(
     if not counts.sum():
         return found
     rows = np.concatenate([order[a:b] for a, b in zip(first, last, strict=True)])
-    copies = found.select(rows)
-    frame_index = np.repeat(held, counts)
-    t_s = np.repeat(np.asarray([times[int(h)] for h in held], np.float32), counts)
-    copies = Detections(
-        copies.boxes,
-        copies.scores,
-        copies.class_ids,
-        frame_index,
-        t_s,
-        copies.track_ids,
-        copies.class_names,
-        copies.texts,
+    t_s = np.asarray([times[int(h)] for h in held], np.float32)
+    copies = replace(
+        found.select(rows), frame_index=np.repeat(held, counts), t_s=np.repeat(t_s, counts)
     )
     merged = Detections.concatenate([found, copies])
     return merged.select(np.argsort(merged.frame_index, kind="stable"))

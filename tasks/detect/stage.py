@@ -139,11 +139,10 @@ def detect_frames(
     found = {"motion": motion}
     gated = frame_views(sampled, decoded, motion)
     for config in configs[1:]:
-        if config.type == "ocr":
-            every = frame_views(sampled, frames, carry_to_held(motion, sources, times))
-            result = _run(config, every, report)
-        else:
-            result = _run(config, gated, report)
+        # The OCR follows texts over every frame's glance (it never reads motion boxes).
+        result = _run(
+            config, frame_views(sampled, frames) if config.type == "ocr" else gated, report
+        )
         if result is not None:
             found[config.type] = result
     if len(found.get("ocr", ())):
