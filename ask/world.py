@@ -161,7 +161,7 @@ def load_world(reader: ArtifactReader, run_dir: str | Path, video_id: str, run_i
         int(cost["frames"]["analysed"]),
         str(cost["detector_mode"]),
         still,
-        gate.get("sure_event_s") if gate.get("cue") == "keyframes" else None,
+        gate.get("sure_event_s"),  # set in keyframe mode only
     )
     return RunWorld(
         video_id,
