@@ -24,8 +24,9 @@ from tasks.sample.gate import Gate
 STILL_REASON = "keyframes matched and packets stayed at the stream's idle level"
 CUE_WHY = {
     "packets": (
-        "the default: packet sizes follow activity in this stream, so an event between two"
-        " keyframes raises them (where they do not, the map falls back and decodes everything)"
+        "the default: judged from packet sizes and keyframes, which holds where a stream's"
+        " packets rise with activity; where they do not, or the stream cannot be judged, the"
+        " map falls back (see fallback) and everything is decoded"
     ),
     "keyframes": (
         "asked for (skip_still: keyframes): stillness judged from keyframes alone, for streams"
