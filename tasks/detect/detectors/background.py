@@ -56,6 +56,19 @@ def ghost_regions(
     return ghosts
 
 
+def forget_ghosts(
+    boxes: Boxes, mask: Mask, planes: FloatImage, background: FloatImage, edge_ratio: float
+) -> npt.NDArray[np.bool_]:
+    """Which of ``boxes`` are ghosts (``ghost_regions``); their pixels leave ``mask`` and
+    become background at once (both changed in place)."""
+    ghosts = ghost_regions(mask, boxes, planes, background, edge_ratio)
+    for x1, y1, x2, y2 in boxes[ghosts].astype(np.int64):
+        gone = mask[y1:y2, x1:x2].copy()
+        background[:, y1:y2, x1:x2][:, gone] = planes[:, y1:y2, x1:x2][:, gone]
+        mask[y1:y2, x1:x2] &= ~gone
+    return ghosts
+
+
 def edges_in(planes: FloatImage, window: tuple[int, int, int, int]) -> FloatImage:
     """``edge_strength(planes)[y1:y2, x1:x2]`` for ``window = (y1, y2, x1, x2)``, exactly, from
     the window and the one-pixel ring around it (Sobel's reach) instead of the whole frame:
@@ -74,6 +87,24 @@ def update_background(
     """Move ``background`` towards ``blurred`` in place: ``rates`` = (background, foreground)."""
     rate = np.where(foreground, np.float32(rates[1]), np.float32(rates[0]))
     background += rate * (blurred - background)
+
+
+def learn(
+    background: FloatImage,
+    planes: FloatImage,
+    mask: Mask,
+    rates: tuple[float, float],
+    frames_since_reset: int,
+) -> None:
+    """Selective update (``update_background``) at ``rates`` (background, foreground); right
+    after a restart background pixels take a running mean.
+
+    The rate ``1 / (k + 2)`` on the k-th frame after a restart (until it falls to the learning
+    rate) averages out the noise of the single frame the background began from within a few
+    frames, instead of the ~``1 / learning_rate`` frames a fixed rate needs.
+    """
+    warm = 1.0 / (frames_since_reset + 2)
+    update_background(background, planes, mask, (max(rates[0], warm), rates[1]))
 
 
 def frame_gain(planes: FloatImage, reference: FloatImage) -> float:

@@ -53,11 +53,11 @@ from scipy.sparse.csgraph import connected_components
 from tasks.detect.detectors.background import (
     FloatImage,
     Mask,
+    forget_ghosts,
     forget_text,
     frame_gain,
-    ghost_regions,
+    learn,
     remap_background,
-    update_background,
 )
 from tasks.detect.detectors.base import FrameView
 from tasks.detections import Detections
@@ -365,25 +365,14 @@ class MotionDetector:
         # that stood where the background began and stopped again nearby is two regions, its
         # ghost and itself, merged into one box whose outline is the thing's), then in the
         # merged boxes (a ghost in fragments).
-        self._forget_ghosts(find_regions(mask, diff)[0], mask, planes, background)
+        edge_ratio = self.config.ghost_edge_ratio
+        forget_ghosts(find_regions(mask, diff)[0], mask, planes, background, edge_ratio)
         boxes, scores = boxes_from_mask(mask, diff, self.config)
-        ghosts = self._forget_ghosts(boxes, mask, planes, background)
+        ghosts = forget_ghosts(boxes, mask, planes, background, edge_ratio)
         boxes, scores = boxes[~ghosts], scores[~ghosts]
         self._learn(background, planes, mask)
         height, width = mask.shape
         return self._detections(frame_index, t_s, boxes / [width, height, width, height], scores)
-
-    def _forget_ghosts(
-        self, boxes: Boxes, mask: Mask, planes: FloatImage, background: FloatImage
-    ) -> npt.NDArray[np.bool_]:
-        """Which of ``boxes`` are ghosts (``ghost_regions``); their pixels leave ``mask`` and
-        become background at once."""
-        ghosts = ghost_regions(mask, boxes, planes, background, self.config.ghost_edge_ratio)
-        for x1, y1, x2, y2 in boxes[ghosts].astype(np.int64):
-            gone = mask[y1:y2, x1:x2].copy()
-            background[:, y1:y2, x1:x2][:, gone] = planes[:, y1:y2, x1:x2][:, gone]
-            mask[y1:y2, x1:x2] &= ~gone
-        return ghosts
 
     def _restart(self, planes: FloatImage) -> Detections:
         """Begin a new background from ``planes``; that frame itself gives no boxes."""
@@ -392,15 +381,9 @@ class MotionDetector:
         return Detections.empty(self.class_names)
 
     def _learn(self, background: FloatImage, planes: FloatImage, mask: Mask) -> None:
-        """Selective update; right after a restart background pixels take a running mean.
-
-        The rate ``1 / (k + 2)`` on the k-th frame after a restart (until it falls to
-        ``learning_rate``) averages out the noise of the single frame the background began from
-        within a few frames, instead of the ~``1 / learning_rate`` frames a fixed rate needs.
-        """
-        warm = 1.0 / (self._frames_since_reset + 2)
-        rates = (max(self.config.learning_rate, warm), self.config.foreground_rate)
-        update_background(background, planes, mask, rates)
+        """Selective update, warmed up after a restart (``background.learn``)."""
+        rates = (self.config.learning_rate, self.config.foreground_rate)
+        learn(background, planes, mask, rates, self._frames_since_reset)
         self._frames_since_reset += 1
 
     def _detections(self, frame_index: int, t_s: float, boxes: Boxes, scores: Values) -> Detections:
