@@ -72,6 +72,9 @@ def events_for(world: RunWorld, intent: Intent, kinds: Sequence[str]) -> list[Ev
             continue
         if intent.zone and event.zone != intent.zone:
             continue
+        least = intent.qualifiers.min_s
+        if least is not None and event.end_s is not None and event.end_s - event.t_s < least:
+            continue
         thing = world.by_id.get(event.object_id or "")
         if thing is not None and not matches(thing, intent):
             continue
@@ -134,10 +137,14 @@ def _event_claim(world: RunWorld, event: Event) -> Claim:
             f"The scene changed at {when}.", (world.cite(event.evidence_id),), times=(event.t_s,)
         )
     if event.end_s is not None:
-        span = f"from {when} to {fmt_time(event.end_s)}"
-        text = f"{_cap(who)} {_verb(event)} {span}"
+        length = event.end_s - event.t_s
+        lasted = f" for {fmt_time(length)}," if event.type == "dwell" else ""
+        span = f"{lasted} from {when} to {fmt_time(event.end_s)}"
+        text = f"{_cap(who)} {_verb(event)}{span}"
         text += f" in zone {event.zone}." if event.type == "dwell" and event.zone else "."
-        return Claim(text, (world.cite(event.evidence_id),), times=(event.t_s, event.end_s))
+        durations = (length,) if lasted else ()
+        cites = (world.cite(event.evidence_id),)
+        return Claim(text, cites, times=(event.t_s, event.end_s), durations=durations)
     return Claim(
         f"{_cap(who)} {_verb(event)} at {when}.",
         (world.cite(event.evidence_id),),

@@ -12,12 +12,17 @@ import logging
 from collections.abc import Sequence
 from typing import Protocol
 
-from ask.compose import COMPOSERS, cites_of
+from ask.compose import COMPOSERS, cites_of, things_for
+from ask.crowd import peak, together
 from ask.guardrail import passing
 from ask.intent import Intent, parse_question
+from ask.pace import RUN_SIZES_PER_S, pace, ran
+from ask.places import title_words
+from ask.qualifiers import FILLERS
 from ask.select import measures_colour
 from ask.shapes import answers_negation, colour, no_people, order, summary, without
 from ask.types import Answer, Claim
+from ask.vocabulary import KNOWN_WORDS
 from ask.world import RunWorld
 from ves.detector_mode import DetectorMode
 
@@ -40,7 +45,13 @@ def capabilities(mode: str) -> str:
     return DetectorMode.parse(mode).sees()
 
 
-SHAPED = {"order": order, "colour": colour, "summary": summary}
+SHAPED = {
+    "order": order,
+    "colour": colour,
+    "summary": summary,
+    "peak": peak,
+    "together": together,
+}
 
 
 def refuse(
@@ -108,6 +119,31 @@ def _refusal_for(world: RunWorld, question: str, intent: Intent) -> Answer | Non
     return None
 
 
+def _pace_refusal(world: RunWorld, question: str, intent: Intent) -> Answer | None:
+    """A question asking for a running pace ("did anyone run?") where nothing it is about ran:
+    refused naming the word (a coarse speed is no evidence that nobody ran)."""
+    if intent.pace is None:
+        return None
+    walking = dataclasses.replace(intent, pace=None)
+    things = things_for(world, walking)
+    if any(ran(t) for t in things):
+        return None
+    fastest = max((p for t in things if (p := pace(t)) is not None), default=None)
+    measured = (
+        f"the fastest moved {fastest:.1f} of its own sizes a second"
+        if fastest is not None
+        else "no speed was measured"
+    )
+    return refuse(
+        question,
+        "no_evidence",
+        f"Nothing here moved at a running pace ({RUN_SIZES_PER_S} of its own sizes a second; "
+        f'{measured}), so I make no claim about "{intent.pace}".',
+        intent.kind,
+        intent,
+    )
+
+
 def resolve_window(world: RunWorld, intent: Intent) -> Intent | None:
     """The intent with a window anchored to the video ("after the cut", "the last 20 s")
     made absolute; None when its anchor is not in the run (no cut)."""
@@ -163,11 +199,16 @@ def _asks_people_none_named(world: RunWorld, intent: Intent) -> bool:
     return intent.subject == "person" and asks and plain and bool(world.physical)
 
 
-def answer_question(world: RunWorld, question: str, phraser: Phraser | None = None) -> Answer:
-    """The answer to ``question`` from ``world``, every claim checked by the guardrail."""
-    read = parse_question(question, world.classes_known, world.zones)
+def answer_question(
+    world: RunWorld, question: str, phraser: Phraser | None = None, *, title: str = ""
+) -> Answer:
+    """The answer to ``question`` from ``world``, every claim checked by the guardrail;
+    ``title`` is the video's (its words name the place: "in the lobby")."""
+    places = title_words(title, KNOWN_WORDS | FILLERS | world.classes_known)
+    read = parse_question(question, world.classes_known, world.zones, places)
     intent, caveat = _about_people(world, read)
-    refusal = _refusal_for(world, question, intent)
+    caveat += intent.place.note()
+    refusal = _refusal_for(world, question, intent) or _pace_refusal(world, question, intent)
     if refusal is not None:
         return refusal
     anchored = resolve_window(world, intent)

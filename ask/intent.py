@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ask.identities import APPEARANCE_WORDS, PASSING_WORDS, counting_of
+from ask.pace import MOVING, ROUTE, RUNNING
+from ask.places import Places, read_places
 from ask.qualifiers import (
     FILLERS,
     Qualifiers,
@@ -71,6 +73,9 @@ class Intent:
     unknown_word: str | None = None  # a word nothing accounted for (refused)
     negation: str | None = None  # the word denying the predicate ("never"), if any
     counting: str | None = None  # a count of things: identities or appearances (ask.identities)
+    moving: bool = False  # "walk", "pass", "cross": things that moved (ask.pace)
+    pace: str | None = None  # "ran", "quickly": the word asking for a running pace (ask.pace)
+    place: Places = field(default_factory=Places)  # place words read (ask.places)
 
     def interpreted(self) -> dict[str, object]:
         """What was answered, for the client: intent, subject, qualifiers and window."""
@@ -84,6 +89,10 @@ class Intent:
             "text": self.quoted,
             "relative_window": q.anchor,
             "negation": self.negation,
+            "longer_than_s": q.min_s,
+            "pace": self.pace,
+            "moved": self.moving or None,
+            "place": ", ".join((*self.place.setting, *filter(None, [self.place.part]))) or None,
         }
         window = None
         if self.window is not None:
@@ -229,11 +238,16 @@ def _shape(q: str) -> str:
     return next((k for k, pattern in SHAPES if re.search(pattern, shaped)), "unknown")
 
 
-def parse_question(question: str, known: frozenset[str], zones: list[str]) -> Intent:
-    """The intent of ``question`` for a run whose detectors name ``known`` classes."""
+def parse_question(
+    question: str, known: frozenset[str], zones: list[str], title: tuple[str, ...] = ()
+) -> Intent:
+    """The intent of ``question`` for a run whose detectors name ``known`` classes, of a video
+    whose title's place words are ``title`` (``ask.places.title_words``)."""
     quoted = _quoted(question)
     asked = question if quoted is None else question.replace(quoted, " ")
     q = " ".join(asked.lower().replace("\u2019", "'").split())
+    moving, running = bool(re.search(MOVING, q)), re.search(RUNNING, q)  # before "through X"
+    place, q = read_places(q, title, zones)
     q = _corrected(re.sub(r"\bhw\b", "how", q), zones, known)
     q = re.sub(r"\bon (?:the )?screen\b", "in view", q)  # being visible, not a screen's text
     qualifiers, q = read_qualifiers(q)
@@ -262,7 +276,7 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
     if left or number:
         word = left[0] if left else number
         return Intent("not_understood", subject=subject, unknown_word=word)
-    action = _action(q, zone)
+    action = _action(q, zone) or ("appear" if moving or running else None)
     negation = NEGATION.search(q)
     kind = _kind(kind, qualifiers, q, action, subject)
     universal = _UNIVERSAL.search(q)
@@ -282,6 +296,9 @@ def parse_question(question: str, known: frozenset[str], zones: list[str]) -> In
         qualifiers=qualifiers,
         presence=bool(re.search(PRESENCE, q)) and not re.search(_COMING, q),
         negation=negation.group(0) if negation else None,
+        moving=moving,
+        pace=running.group(0) if running else None,
+        place=place,
     )
 
 
@@ -343,7 +360,7 @@ def _left_over(q: str, zones: list[str], known: frozenset[str]) -> list[str]:
     q = _WINDOWING.sub(" ", q)
     patterns: list[str | re.Pattern[str]] = [SUMMARY_STYLE, *(p for _, p in (*SHAPES, *ACTIONS))]
     patterns += [TIME, WINDOW_WORDS, SCENE, TEXT_WORDS, PHYSICAL, VIDEO_WORDS, PRESENCE]
-    patterns += [_ZONE_WORDS, APPEARANCE_WORDS, PASSING_WORDS]
+    patterns += [_ZONE_WORDS, APPEARANCE_WORDS, PASSING_WORDS, MOVING, ROUTE, RUNNING]
     patterns += [rf"\b{re.escape(z.lower())}\b" for z in zones]
     patterns += [rf"\b{re.escape(k)}s?\b" for k in known]
     return windowing + [w for w in left_over(consume(q, patterns)) if w not in FILLERS]

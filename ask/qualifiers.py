@@ -49,10 +49,18 @@ DIRECTION = re.compile(
     r"|\b(?:mov\w*|went|go(?:es|ing)?|walk\w*|head\w*|travel\w*|cross\w*)"
     r"(?: (?:to|towards|toward) the| to)? (?P<m>left|right)\b"
 )
+FROM_TO = re.compile(r"\b(?:from )?(?P<a>left|right) to (?:the )?(?P<b>left|right)\b")
 ANCHORED = re.compile(
     r"\b(?P<side>after|before) the (?:scene )?(?:cut|scene change|change|camera change)\b"
     r"|\b(?P<side2>after|before) the scene changed\b"
     rf"|\b(?:in |during )?the (?:last|final) {TIME}"
+)
+# "longer than 10 seconds", "for more than 5 s", "at least 8 s", "over a minute" (a minimum
+# length of what the question asks about: a wait, a time in view).
+LONGER = re.compile(
+    rf"\b(?:for )?(?:(?:longer|more) than|over|at least|upwards of|in excess of) {TIME}"
+    r"(?: or (?:more|longer))?"
+    rf"|\bfor {TIME} or (?:more|longer)\b"
 )
 LAST_N = re.compile(rf"\b(?:in |during )?the (?:last|final) {NUMBER}\s*(?:s|sec|secs|seconds?)\b")
 
@@ -323,6 +331,7 @@ class Qualifiers:
     direction: str | None = None  # "left" or "right": net travel
     anchor: str | None = None  # "after_cut", "before_cut" or "last" (with last_s)
     last_s: float | None = None
+    min_s: float | None = None  # "longer than N s": the least length asked about
 
 
 def read_qualifiers(q: str) -> tuple[Qualifiers, str]:
@@ -332,9 +341,11 @@ def read_qualifiers(q: str) -> tuple[Qualifiers, str]:
     asks = bool(ASKS_COLOUR.search(q))
     order = next((name for name, pattern in ORDERS if re.search(pattern, q)), None)
     direction, anchor, last_s = None, None, None
-    moved = DIRECTION.search(q)
+    # "walked left to right": the "from-to" reading first (an earlier "walked left" is its start)
+    moved = FROM_TO.search(q) or DIRECTION.search(q)
     if moved:
-        direction = moved.group("b") or moved.group("w") or moved.group("m")
+        found = moved.groupdict()
+        direction = found.get("b") or found.get("w") or found.get("m")
     anchored = ANCHORED.search(q)
     if anchored:
         side = anchored.group("side") or anchored.group("side2")
@@ -343,11 +354,25 @@ def read_qualifiers(q: str) -> tuple[Qualifiers, str]:
         else:
             last = LAST_N.search(q)
             anchor, last_s = ("last", float(last.group(1))) if last else (None, None)
+    longer = LONGER.search(q)
+    min_s = _seconds(longer) if longer else None
     rest = q
-    patterns: list[str | re.Pattern[str]] = [COLOUR, ASKS_COLOUR, DIRECTION, ANCHORED]
+    patterns: list[str | re.Pattern[str]] = [LONGER, COLOUR, ASKS_COLOUR, FROM_TO, DIRECTION]
+    patterns.append(ANCHORED)
     for pattern in patterns + [p for _, p in ORDERS]:
         rest = re.sub(pattern, " ", rest)
-    return Qualifiers(colour, asks, order, direction, anchor, last_s), rest
+    return Qualifiers(colour, asks, order, direction, anchor, last_s, min_s), rest
+
+
+def _seconds(match: re.Match[str]) -> float:
+    """The length a ``LONGER`` match writes: a clock (m:ss) or a number and its unit."""
+    groups = match.groups()
+    offset = 0 if any(g is not None for g in groups[:3]) else 3
+    minutes, seconds, number = groups[offset : offset + 3]
+    if minutes is not None:
+        return int(minutes) * 60 + float(seconds)
+    unit = match.string[match.end(offset + 3) : match.end()]
+    return float(number) * (60.0 if re.match(r"\s*min", unit) else 1.0)
 
 
 def consume(q: str, patterns: list[str | re.Pattern[str]]) -> str:

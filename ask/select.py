@@ -4,6 +4,7 @@ meaning (coming into view in it, going out of view in it, or being in view durin
 from __future__ import annotations
 
 from ask.intent import Intent
+from ask.pace import moved, ran
 from ask.world import RunWorld, Thing
 
 MIN_COLOUR_CONFIDENCE = 0.2  # below this a measured colour is not claimed
@@ -31,6 +32,12 @@ def matches(thing: Thing, intent: Intent) -> bool:
     """Whether ``thing`` satisfies every qualifier of ``intent`` (window aside)."""
     q = intent.qualifiers
     if q.colour is not None and colour_of(thing) != q.colour:
+        return False
+    if intent.moving and not moved(thing):
+        return False
+    if intent.pace is not None and not ran(thing):
+        return False
+    if q.min_s is not None and intent.action != "dwell" and thing.seen_s < q.min_s:
         return False
     return q.direction is None or heading_of(thing) == q.direction
 

@@ -18,6 +18,7 @@ from ask.compose import (
     thing_claim,
     things_for,
 )
+from ask.identities import IDENTITIES, identities_of
 from ask.intent import Intent
 from ask.select import colour_of
 from ask.types import Claim
@@ -98,7 +99,9 @@ def colour(world: RunWorld, intent: Intent) -> list[Claim]:
 
 def summary(world: RunWorld, intent: Intent) -> list[Claim]:
     """The counts of objects, texts and scene changes, and the texts named."""
-    claims = count(world, Intent("count", "object", "appear"))[:1]
+    # The one count of every answer: things (identities), with appearances where they differ.
+    counted = count(world, Intent("count", "object", "appear", counting=IDENTITIES))
+    claims = [c for c in counted[:2] if c.counts]
     texts = world.texts
     if texts:
         quoted = ", ".join(f'"{t.text}"' for t in texts[:MAX_LISTED])
@@ -138,9 +141,9 @@ def answers_negation(intent: Intent) -> bool:
 
 def no_people(world: RunWorld) -> list[Claim]:
     """On a run whose person detector named none of its moving objects."""
-    things = world.physical
-    n = len(things)
-    cites = tuple(world.cite(t.evidence_id) for t in things)
-    noun = "object was" if n == 1 else "objects were"
-    text = f"No people were recognised; {n} moving {noun} seen."
+    groups = identities_of(world.physical)  # counted as every count is: different things
+    n = len(groups)
+    cites = tuple(world.cite(group[0].evidence_id) for group in groups)
+    seen = "moving object was" if n == 1 else "different moving objects were"
+    text = f"No people were recognised; {n} {seen} seen."
     return [Claim(text, cites, counts=(n,), counted=n)]

@@ -24,6 +24,19 @@ WRITING = r"(?:texts?|words?|signs?|captions?|labels?|banners?|writing)"
 
 # Question shapes, tried in order; the first that matches decides the intent.
 SHAPES: tuple[tuple[str, str], ...] = (
+    # Many at once ("how many ... at once" is a peak, not a count; ``ask.crowd``).
+    (
+        "peak",
+        r"\bat (?:once|a time|the same time|one time|any (?:one )?(?:time|moment))\b"
+        r"|\bsimultaneous\w*|\bmost (?:people|persons|objects|things|movers|figures|pedestrians)"
+        r"\b|\bmax(?:imum|imal)?\b|\bbusiest\b|\bpeak\b|\b(?:most |how )?crowded\b",
+    ),
+    (
+        "together",
+        r"\btogether\b|\bin (?:a )?(?:groups?|pairs?)\b|\bside by side\b|\bas a (?:group|pair)\b"
+        r"|\bwith (?:each other|one another|someone|somebody|another (?:person|one))\b"
+        r"|\bin company\b|\bgroups? of\b|\bcouples?\b",
+    ),
     (
         "duration",
         r"\bhow long\b|\bfor how much time\b|\bduration\b|\blength of\b|\bwait(?:ing)? time\b",
@@ -128,6 +141,11 @@ SCENE = words(
     r"shot changes?",
     r"camera (?:change|switch)\w*",
     r"the scene change\w*",
+    # "switch to another view", "cut to a different shot": the picture changing
+    r"(?:(?:to|into) )?(?:another|a different|a new|the next|a second|(?:the )?other)"
+    r" (?:view|shot|camera|angle|scene|picture|image)s?",
+    r"(?:view|shot|camera|angle|picture)s? (?:change|switch)\w*",
+    r"(?:change|switch)\w* (?:the )?(?:view|shot|camera|angle|picture)s?",
 )
 TEXT_WORDS = words(
     *[
@@ -264,7 +282,9 @@ NAMED_THINGS = [
 UNSUPPORTED_ATTRIBUTES = (
     (
         "identity",
-        r"\bwho (?:is|was|are|were)\b|\bname of\b|\bwhose\b|\bidentif\w*\b|\brecogni\w*\b",
+        # "who was standing there?" asks which thing did; "who is he?" asks a name
+        r"\bwho (?:is|was|are|were)\b(?! (?:\w+ing|still|there|in view|seen|visible|present)\b)"
+        r"|\bname of\b|\bwhose\b|\bidentif\w*\b|\brecogni\w*\b",
     ),
     (
         "sound",
@@ -319,97 +339,19 @@ WINDOW_WORDS = words(
 )  # "since", "later", "at the end" name no window the reader computes: they are left over
 # Words the reader knows, for typo correction (``ask.qualifiers.correct_typos``).
 KNOWN_WORDS = frozenset(
-    [
-        "appear",
-        "appears",
-        "appeared",
-        "appearing",
-        "disappear",
-        "disappeared",
-        "disappears",
-        "arrive",
-        "arrived",
-        "arrives",
-        "arriving",
-        "leave",
-        "leaves",
-        "left",
-        "leaving",
-        "enter",
-        "entered",
-        "enters",
-        "entering",
-        "exit",
-        "exited",
-        "object",
-        "objects",
-        "thing",
-        "things",
-        "sign",
-        "signs",
-        "text",
-        "texts",
-        "caption",
-        "captions",
-        "label",
-        "labels",
-        "visible",
-        "written",
-        "people",
-        "person",
-        "someone",
-        "anyone",
-        "anybody",
-        "somebody",
-        "change",
-        "changed",
-        "changes",
-        "switch",
-        "switched",
-        "switches",
-        "scene",
-        "camera",
-        "picture",
-        "moving",
-        "moved",
-        "stopped",
-        "stop",
-        "stops",
-        "waited",
-        "wait",
-        "waits",
-        "waiting",
-        "linger",
-        "lingered",
-        "stayed",
-        "stay",
-        "longest",
-        "shortest",
-        "biggest",
-        "largest",
-        "smallest",
-        "fastest",
-        "slowest",
-        "first",
-        "last",
-        "when",
-        "where",
-        "which",
-        "what",
-        "happened",
-        "between",
-        "after",
-        "before",
-        "during",
-        "seconds",
-        "minutes",
-        "video",
-        "frame",
-        "colour",
-        "color",
-        "summary",
-        "summarise",
-        "summarize",
-        "describe",
-    ]
+    re.findall(
+        r"\S+",
+        """
+    appear appears appeared appearing disappear disappeared disappears arrive arrived
+    arrives arriving leave leaves left leaving enter entered enters entering exit exited
+    object objects thing things sign signs text texts caption captions label labels visible
+    written people person someone anyone anybody somebody change changed changes switch
+    switched switches scene camera picture moving moved stopped stop stops waited wait waits
+    waiting linger lingered stayed stay longest shortest biggest largest smallest fastest
+    slowest first last when where which what happened between after before during seconds
+    minutes video frame colour color summary summarise summarize describe walk walked
+    walking walks crossed crossing passed passing together group groups running longer
+        shorter least
+        """,
+    )
 )

@@ -70,6 +70,8 @@ class RunWorld:
     spans: dict[str, Citation]
     zones: list[str]
     classes_known: frozenset[str]  # what the run's detectors can name
+    # (object id, object id, start s, end s): two objects' boxes close together (relations)
+    near: list[tuple[str, str, float, float]] = field(default_factory=list)
     by_id: dict[str, Thing] = field(default_factory=dict)
     confidence: dict[str, float] = field(default_factory=dict)  # evidence id -> confidence
     # event type -> its events in time order: a question about one kind of event scans only it
@@ -155,6 +157,11 @@ def load_world(reader: ArtifactReader, run_dir: str | Path, video_id: str, run_i
     still = tuple(
         (float(s["start_s"]), float(s["end_s"])) for s in cost["frames"].get("skipped_spans", [])
     )
+    near = [
+        (r["subject_id"], r["object_id"], float(r["start_s"]), float(r["end_s"]))
+        for r in reader.rows(run_dir, "relations")
+        if r["predicate"] == "near"
+    ]
     gate = cost.get("activity_gate") or {}
     coverage = Coverage(
         float(cost["processed_s"]),
@@ -172,6 +179,7 @@ def load_world(reader: ArtifactReader, run_dir: str | Path, video_id: str, run_i
         spans,
         sorted(set(zones.values())),
         _known_classes(cost, things),
+        near,
     )
 
 

@@ -43,7 +43,8 @@ def ask_about(
     videos, runs = VideoStore(catalog), RunStore(catalog)
     run = newest_run(videos, runs, worlds.reader, tenant.tenant_id, video_id)
     world = worlds.get(run.artifacts_path or "", video_id, run.run_id)
-    answer = answer_question(world, question, phraser)
+    title = videos.get(tenant.tenant_id, video_id).title  # its words name the place
+    answer = answer_question(world, question, phraser, title=title)
     document = answer.as_dict()
     ask_id = AskLog(catalog).record(
         tenant.tenant_id, video_id, run.run_id, document, answer.phrased_by, limits

@@ -79,15 +79,20 @@ class Interpreted(BaseModel):
 
     intent: str = Field(
         description="The question's shape: count, first, last, when, duration, zone, text, "
-        "exists, between, change, list, order, colour, summary; or why it was refused "
+        "exists, between, change, list, order, colour, summary, peak (the most in view at "
+        "once), together (two close together); or why it was refused "
         "(not_understood, unsupported, off_topic)."
     )
     subject: str = Field(description="object, text, scene_change or a detector's class name.")
-    qualifiers: dict[str, str] = Field(
+    qualifiers: dict[str, str | float | bool] = Field(
         description="What narrows the subject: colour, order (longest, shortest, biggest, "
         "smallest, fastest, slowest), direction (left, right), zone, action (appear, "
         "disappear, enter_zone, exit_zone, dwell), text, relative_window (after_cut, "
-        "before_cut, last)."
+        "before_cut, last), longer_than_s (a least length in seconds: 'longer than 10 s'), "
+        "moved (true: 'walk', 'pass', 'cross' keep things that moved at least their own size), "
+        "pace (the word that asked for a running pace: 'ran', 'quickly'), place (place words "
+        "read as this video, or a part of it with no zone: the answer then says it covered "
+        "the whole picture)."
     )
     window: InterpretedWindow | None = Field(description="The time window asked about.")
     counted: Literal["identities", "appearances"] | None = Field(

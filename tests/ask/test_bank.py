@@ -151,7 +151,9 @@ def test_a_question_no_evidence_can_answer_is_refused_naming_the_word(
 
 def test_people_the_detector_named_none_of_are_no_people(hall_world: Processed) -> None:
     answer = answer_question(hall_world.world, "Were there any people in the video?")
-    assert answer.answer.startswith("No people were recognised; 3 moving objects were seen")
+    assert answer.answer.startswith(
+        "No people were recognised; 3 different moving objects were seen"
+    )
 
 
 def test_a_colour_is_measured_and_kept(hall_world: Processed) -> None:

@@ -597,5 +597,5 @@ def test_people_on_a_run_that_named_no_person_are_its_moving_objects_said_so(
     answer = answer_question(world, "How many people showed up?")
     assert answer.grounded
     n = n_objects(lobby_world.truth)
-    assert answer.answer == f"No people were recognised; {n} moving objects were seen."
+    assert answer.answer == f"No people were recognised; {n} different moving objects were seen."
     assert len(answer.citations) == n

@@ -90,3 +90,13 @@ def test_other_counts_carry_no_counted() -> None:
 def test_counting_of_reads_the_words() -> None:
     assert counting_of("how often did people appear") == APPEARANCES
     assert counting_of("how many people appeared") == IDENTITIES
+
+
+def test_the_summary_counts_as_the_count_answer_does() -> None:
+    """One count everywhere: A came back, so 2 different things came into view 3 times, in the
+    summary as in "how many objects appeared?" (it once said 3 objects there)."""
+    summary = answer_question(RETURNED, "Summarize what happens in the video.")
+    counted = answer_question(RETURNED, "How many objects appeared?")
+    assert [c.counts for c in summary.claims[:2]] == [(2,), (3,)]
+    assert [c.counts for c in counted.claims[:2]] == [(2,), (3,)]
+    assert summary.claims[0].text == counted.claims[0].text == "2 different objects appeared."

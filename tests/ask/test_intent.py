@@ -186,7 +186,7 @@ def test_a_quick_object_is_not_a_quick_summary() -> None:
         ("how many objects appeared after the blue one left", "after"),
         ("which zone did the green object end in", "end"),
         ("what happened at the start", "start"),
-        ("did the blue object move quickly", "quickly"),
+        ("did the blue object move slowly", "slowly"),
         ("did every object stop?", "every"),  # one that did is no "yes"
         ("did only the blue one wait", "only"),
     ],
@@ -196,3 +196,55 @@ def test_a_qualifier_the_reader_cannot_compute_is_named_not_dropped(
 ) -> None:
     intent = read(question)
     assert (intent.kind, intent.unknown_word) == ("not_understood", word)
+
+
+@pytest.mark.parametrize(
+    ("question", "moving", "pace"),
+    [
+        ("did anybody walk through the lobby?", True, None),
+        ("how many things crossed the room", True, None),
+        ("did the blue object move quickly", False, "quickly"),
+        ("anyone running?", False, "running"),
+        ("did someone wait by the door", False, None),
+    ],
+)
+def test_motion_words_are_read_as_moving_or_a_pace(
+    question: str, moving: bool, pace: str | None
+) -> None:
+    intent = read(question)
+    assert intent.unknown_word is None
+    assert (intent.moving, intent.pace) == (moving, pace)
+
+
+@pytest.mark.parametrize(
+    ("question", "setting", "part"),
+    [
+        ("How many different objects moved through the lobby?", ("lobby",), None),
+        ("did anyone cross the street", ("street",), None),
+        ("did someone wait by the door?", (), "door"),
+        ("how many objects were in the left zone", (), None),  # a zone, read as one
+    ],
+)
+def test_place_words_are_the_video_or_a_named_part(
+    question: str, setting: tuple[str, ...], part: str | None
+) -> None:
+    intent = read(question)
+    assert intent.kind != "not_understood", intent
+    assert (intent.place.setting, intent.place.part) == (setting, part)
+
+
+def test_a_title_word_is_the_place_and_a_longer_than_is_a_least_length() -> None:
+    known = frozenset({"motion", "person"})
+    intent = parse_question("who waited longer than 4 s at the atrium?", known, [], ("atrium",))
+    assert intent.kind != "not_understood" and intent.place.setting == ("atrium",)
+    assert intent.qualifiers.min_s == 4.0 and intent.action == "dwell"
+
+
+def test_walking_left_to_right_heads_right() -> None:
+    assert read("how many people walked left to right").qualifiers.direction == "right"
+    assert read("how many went from right to left").qualifiers.direction == "left"
+
+
+def test_the_picture_switching_to_another_view_is_a_scene_change() -> None:
+    intent = read("At what moment does the picture switch to another view?")
+    assert (intent.kind, intent.subject) == ("when", "scene_change")
