@@ -96,7 +96,7 @@ def speed_of(obj: ObjectTruth) -> float:
     path = sum(
         ((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2) ** 0.5 for a, b in itertools.pairwise(centres)
     )
-    return path / max(in_view_s(obj), 1e-9)
+    return float(path) / max(in_view_s(obj), 1e-9)
 
 
 def heading_x(obj: ObjectTruth) -> float:

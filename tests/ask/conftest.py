@@ -31,13 +31,14 @@ class Processed:
     evidence: dict[str, tuple[float, float]]
 
 
-def _queue_upload(catalog: Catalog, path: Path) -> tuple[str, str]:
-    """A queued run of an uploaded recording: (run id, video id)."""
+def _queue_upload(catalog: Catalog, path: Path, title: str | None = None) -> tuple[str, str]:
+    """A queued run of an uploaded recording (titled ``title``, else its file name):
+    (run id, video id)."""
     tenants = TenantStore(catalog)
     tenant = tenants.find_tenant("acme") or tenants.create_tenant("acme")
     videos = VideoStore(catalog)
     video = videos.create(
-        NewVideo(tenant.tenant_id, path.name, "upload", None, {"filename": path.name})
+        NewVideo(tenant.tenant_id, title or path.name, "upload", None, {"filename": path.name})
     )
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     videos.complete_upload(
@@ -46,8 +47,9 @@ def _queue_upload(catalog: Catalog, path: Path) -> tuple[str, str]:
     return RunStore(catalog).create(tenant.tenant_id, video.video_id, {}).run_id, video.video_id
 
 
-def process_scene(spec: SceneSpec, root: Path) -> Processed:
-    """Render ``spec``, upload it, run the real process-video flow and load the run's world.
+def process_scene(spec: SceneSpec, root: Path, title: str | None = None) -> Processed:
+    """Render ``spec``, upload it (titled ``title``, by default the file's name), run the real
+    process-video flow and load the run's world.
 
     The flow reads its settings from the environment, as a worker's flow does; the variables
     are set only while it runs (module-scoped fixtures cannot use ``monkeypatch``).
@@ -57,7 +59,7 @@ def process_scene(spec: SceneSpec, root: Path) -> Processed:
     path = root / "video.mp4"
     truth = write_video(spec, path)
     assert truth == ground_truth(spec)
-    run_id, video_id = _queue_upload(catalog, path)
+    run_id, video_id = _queue_upload(catalog, path, title)
     with pytest.MonkeyPatch.context() as env:
         export_settings(env, settings)
         env.setenv("VES_ALLOW_PRIVATE_SOURCES", "true")
