@@ -11,9 +11,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from ask.identities import Nouns, count_claims
+from ask.identities import Nouns, count_claims, identities_of
 from ask.intent import Intent
-from ask.select import colour_of, in_window, matches
+from ask.select import colour_of, headed, in_window, matches
 from ask.types import Citation, Claim, fmt_time
 from ask.world import PARTS, TEXT, Event, RunWorld, Thing
 
@@ -53,12 +53,18 @@ def things_for(world: RunWorld, intent: Intent) -> list[Thing]:
         pool = world.physical
     else:
         pool = [t for t in world.things if t.cls == intent.subject]
+    if intent.new:  # "new people": each thing's first appearance only
+        firsts = {group[0].object_id for group in identities_of(pool)}
+        pool = [t for t in pool if t.object_id in firsts]
     if intent.zone:
         pool = [t for t in pool if intent.zone in t.zones]
     if intent.quoted and intent.subject == TEXT:
         wanted = "".join(intent.quoted.split()).casefold()
         pool = [t for t in pool if wanted in "".join((t.text or "").split()).casefold()]
-    return [t for t in pool if matches(t, intent) and in_window(t, intent)]
+    kept = [t for t in pool if matches(t, intent, direction=False)]
+    if intent.qualifiers.direction is not None:
+        kept = headed(kept, intent.qualifiers.direction)
+    return [t for t in kept if in_window(t, intent)]
 
 
 def events_for(world: RunWorld, intent: Intent, kinds: Sequence[str]) -> list[Event]:
@@ -191,8 +197,10 @@ def count(world: RunWorld, intent: Intent) -> list[Claim]:
     else:
         verb = "appeared"
     where = f" in zone {intent.zone}" if intent.zone else ""
+    if intent.qualifiers.direction:
+        where += f" and went {intent.qualifiers.direction}"
     listed = [_thing_claim(world, t) for t in things[:MAX_LISTED]]
-    if intent.counting and not intent.presence:
+    if intent.counting and not (intent.presence and intent.window is not None):
         nouns = Nouns(_noun(intent, 1), _noun(intent, 2))
         counted = count_claims(world, things, intent.counting, nouns, where)
         if counted:

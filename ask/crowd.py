@@ -4,8 +4,9 @@
 ask for the PEAK: the largest number of the question's things in view at one moment, found by
 sweeping their times in view; the answer cites each of them and says when the peak began and
 ended. "Did people walk together?" asks for the scene graph's ``near`` relations (two objects'
-boxes close for at least a second, ``tasks.world_state``) between two of the question's things;
-"walk" wants both to have moved (``ask.pace``).
+boxes close, ``tasks.world_state``) between two of the question's things that last at least
+``TOGETHER_MIN_S`` (passing each other is no walking together); "walk" wants both to have moved
+(``ask.pace``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ from ask.intent import Intent
 from ask.pace import moved
 from ask.types import Claim, fmt_time
 from ask.world import RunWorld, Thing
+
+# Two walking past each other (2.8 m/s closing speed) are close for well under a second, one
+# overtaking another (0.5 m/s slower) for about three; together is close for longer than that:
+# the world state's dwell time (``WorldConfig.dwell_s``), as long as a stop must last to be one.
+TOGETHER_MIN_S = 3.0
 
 
 def _noun(intent: Intent, n: int) -> str:
@@ -71,7 +77,10 @@ def together(world: RunWorld, intent: Intent) -> list[Claim]:
     pairs = [
         (start, end, pool[a], pool[b])
         for a, b, start, end in world.near
-        if a in pool and b in pool and _in(intent.window, start, end)
+        if a in pool
+        and b in pool
+        and _in(intent.window, start, end)
+        and end - start >= TOGETHER_MIN_S
     ]
     claims = []
     for i, (start, end, a, b) in enumerate(sorted(pairs, key=lambda p: p[0])[:MAX_LISTED]):

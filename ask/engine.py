@@ -20,7 +20,15 @@ from ask.pace import RUN_SIZES_PER_S, pace, ran
 from ask.places import title_words
 from ask.qualifiers import FILLERS
 from ask.select import measures_colour
-from ask.shapes import answers_negation, colour, no_people, order, summary, without
+from ask.shapes import (
+    answers_negation,
+    colour,
+    no_people,
+    order,
+    summary,
+    unsure_colour_before,
+    without,
+)
 from ask.types import Answer, Claim
 from ask.vocabulary import KNOWN_WORDS
 from ask.world import RunWorld
@@ -222,6 +230,9 @@ def answer_question(
             intent,
         )
     intent = anchored
+    unsure = unsure_colour_before(world, intent)
+    if unsure is not None:
+        return refuse(question, "no_evidence", unsure, intent.kind, intent)
     if _asks_people_none_named(world, read):
         claims, caveat = no_people(world), ""
     else:

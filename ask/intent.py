@@ -76,6 +76,7 @@ class Intent:
     moving: bool = False  # "walk", "pass", "cross": things that moved (ask.pace)
     pace: str | None = None  # "ran", "quickly": the word asking for a running pace (ask.pace)
     place: Places = field(default_factory=Places)  # place words read (ask.places)
+    new: bool = False  # "new people", "a new person": first appearances of things (identities)
 
     def interpreted(self) -> dict[str, object]:
         """What was answered, for the client: intent, subject, qualifiers and window."""
@@ -92,6 +93,7 @@ class Intent:
             "longer_than_s": q.min_s,
             "pace": self.pace,
             "moved": self.moving or None,
+            "new": self.new or None,
             "place": ", ".join((*self.place.setting, *filter(None, [self.place.part]))) or None,
         }
         window = None
@@ -218,9 +220,13 @@ def _action(q: str, zone: str | None) -> str | None:
     return action
 
 
+_SAME_ZONE = {"center": r"center|centre|middle"}  # the default zone and the words people use
+
+
 def _zone(q: str, zones: list[str]) -> str | None:
     for zone in sorted(zones, key=len, reverse=True):
-        named = re.search(rf"\b{re.escape(zone.lower())}\b", q)
+        words = _SAME_ZONE.get(zone.lower(), re.escape(zone.lower()))
+        named = re.search(rf"\b(?:{words})\b", q)
         # "left" is also a verb and "right" an adverb ("right after the cut"): either is the
         # zone only when it reads as a place.
         side = zone.lower()
@@ -238,6 +244,21 @@ def _shape(q: str) -> str:
     return next((k for k, pattern in SHAPES if re.search(pattern, shaped)), "unknown")
 
 
+# Phrasings rewritten to the reader's words before it reads: lengths in words, "stand around".
+_PLAIN = (
+    (re.compile(r"\bhalf an? (min(?:ute)?)\b"), r"30 seconds"),
+    (re.compile(r"\ban? (min(?:ute)?|hour)\b"), r"1 \1"),
+    (re.compile(r"\b((?:stand|stood|wait|linger|loiter)\w*) (?:around|about)\b"), r"\1"),
+    (re.compile(r"\bh[au]ng(?:s|ing|ed)? (?:around|about|out)\b"), "waited"),
+)
+
+
+def _plain(q: str) -> str:
+    for pattern, replacement in _PLAIN:
+        q = pattern.sub(replacement, q)
+    return q
+
+
 def parse_question(
     question: str, known: frozenset[str], zones: list[str], title: tuple[str, ...] = ()
 ) -> Intent:
@@ -245,7 +266,7 @@ def parse_question(
     whose title's place words are ``title`` (``ask.places.title_words``)."""
     quoted = _quoted(question)
     asked = question if quoted is None else question.replace(quoted, " ")
-    q = " ".join(asked.lower().replace("\u2019", "'").split())
+    q = _plain(" ".join(asked.lower().replace("\u2019", "'").split()))
     moving, running = bool(re.search(MOVING, q)), re.search(RUNNING, q)  # before "through X"
     place, q = read_places(q, title, zones)
     q = _corrected(re.sub(r"\bhw\b", "how", q), zones, known)
@@ -267,16 +288,24 @@ def parse_question(
         or SUMMARY_WORDS.search(q)
         or (kind == "between" and find_window(q) is not None)
         or subject not in {"object", "text"}
+        or kind in {"peak", "together"}
+        or moving
+        or running
     )
     if not on_topic and qualifiers == Qualifiers():
         return Intent("off_topic")
     zone = _zone(q, zones)
+    views = _VIEWS.search(q)
+    if views:  # the run counts changes of view, not views: refused, not miscounted
+        return Intent("not_understood", subject="scene_change", unknown_word=views.group(1))
     left = _left_over(q, zones, known)
     number = unplaced_time(q)
     if left or number:
         word = left[0] if left else number
         return Intent("not_understood", subject=subject, unknown_word=word)
     action = _action(q, zone) or ("appear" if moving or running else None)
+    if kind == "last" and action in {None, "appear"} and _seen_last(q):
+        action = "disappear"  # "when was the last person seen": the last moment in view
     negation = NEGATION.search(q)
     kind = _kind(kind, qualifiers, q, action, subject)
     universal = _UNIVERSAL.search(q)
@@ -299,9 +328,20 @@ def parse_question(
         moving=moving,
         pace=running.group(0) if running else None,
         place=place,
+        new=bool(re.search(r"\bnew\b", q)) and subject not in {"text", "scene_change"},
     )
 
 
+def _seen_last(q: str) -> bool:
+    """Whether a "last" question asks when things were last in view, not when the last one
+    came into view ("when did the last person appear")."""
+    return bool(re.search(PRESENCE, q)) and not re.search(_COMING, q)
+
+
+_VIEWS = re.compile(
+    r"\bhow many (?:different |distinct |separate )?(?:camera )?"
+    r"(views?|shots?|angles?|cameras?|scenes?|camera angles?)\b(?! (?:change|switch|cut))"
+)
 _UNIVERSAL = re.compile(r"\b(?:every|all|each|both|only)\b")
 _COMING = r"\b(?:appear\w*|show\w* up|arriv\w*|c[oa]me in\w*|enter\w*|new)\b"
 
@@ -358,7 +398,8 @@ def _left_over(q: str, zones: list[str], known: frozenset[str]) -> list[str]:
         q = q[: m.start()] + " " + q[m.end() :]
     windowing = _WINDOWING.findall(q)
     q = _WINDOWING.sub(" ", q)
-    patterns: list[str | re.Pattern[str]] = [SUMMARY_STYLE, *(p for _, p in (*SHAPES, *ACTIONS))]
+    patterns: list[str | re.Pattern[str]] = [SUMMARY_STYLE, SUMMARY_WORDS]
+    patterns += [p for _, p in (*SHAPES, *ACTIONS)]
     patterns += [TIME, WINDOW_WORDS, SCENE, TEXT_WORDS, PHYSICAL, VIDEO_WORDS, PRESENCE]
     patterns += [_ZONE_WORDS, APPEARANCE_WORDS, PASSING_WORDS, MOVING, ROUTE, RUNNING]
     patterns += [rf"\b{re.escape(z.lower())}\b" for z in zones]

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ask.vocabulary import NUMBER, TIME
+from ask.vocabulary import TIME
 
 COLOUR_WORDS = {
     "red": "red",
@@ -32,6 +32,11 @@ COLOUR_WORDS = {
     "black": "black",
 }
 COLOUR = re.compile(rf"\b({'|'.join(COLOUR_WORDS)})(?:ish)?\b")
+# A person's colour is what they wear: "in a red jacket", "wearing black" name the colour.
+CLOTHES = re.compile(
+    r"\b(?:wear\w*|wore|dressed|clad|jackets?|coats?|shirts?|t-shirts?|tops?|sweaters?|jumpers?"
+    r"|hoodies?|trousers|pants|jeans|dress|skirts?|outfits?|clothes|clothing)\b"
+)
 ASKS_COLOUR = re.compile(r"\b(?:what|which) colou?r\b|\bcolou?r of\b")
 
 # Orderings: the word, what it sorts by, and which end it takes.
@@ -52,7 +57,8 @@ DIRECTION = re.compile(
 FROM_TO = re.compile(r"\b(?:from )?(?P<a>left|right) to (?:the )?(?P<b>left|right)\b")
 ANCHORED = re.compile(
     r"\b(?P<side>after|before) the (?:scene )?(?:cut|scene change|change|camera change)\b"
-    r"|\b(?P<side2>after|before) the scene changed\b"
+    r"|\b(?P<side2>after|before) the (?:scene|view|camera|picture|shot)"
+    r" (?:changed|changes|switched|switches|cut|cuts)(?: (?:view|views|shot|shots))?\b"
     rf"|\b(?:in |during )?the (?:last|final) {TIME}"
 )
 # "longer than 10 seconds", "for more than 5 s", "at least 8 s", "over a minute" (a minimum
@@ -62,7 +68,7 @@ LONGER = re.compile(
     r"(?: or (?:more|longer))?"
     rf"|\bfor {TIME} or (?:more|longer)\b"
 )
-LAST_N = re.compile(rf"\b(?:in |during )?the (?:last|final) {NUMBER}\s*(?:s|sec|secs|seconds?)\b")
+LAST_N = re.compile(rf"\b(?:in |during )?the (?:last|final) {TIME}")
 
 # Words that change no answer: articles, auxiliaries, pronouns, politeness, "video" nouns.
 FILLERS = frozenset(
@@ -273,6 +279,11 @@ FILLERS = frozenset(
         "none",
         "nothing",
         "nobody",
+        "without",
+        "roughly",
+        "approximately",
+        "approx",
+        "altogether",
         "any",
         "s",
         "sec",
@@ -353,12 +364,14 @@ def read_qualifiers(q: str) -> tuple[Qualifiers, str]:
             anchor = f"{side}_cut"
         else:
             last = LAST_N.search(q)
-            anchor, last_s = ("last", float(last.group(1))) if last else (None, None)
+            anchor, last_s = ("last", _seconds(last)) if last else (None, None)
     longer = LONGER.search(q)
     min_s = _seconds(longer) if longer else None
     rest = q
     patterns: list[str | re.Pattern[str]] = [LONGER, COLOUR, ASKS_COLOUR, FROM_TO, DIRECTION]
     patterns.append(ANCHORED)
+    if colour is not None:
+        patterns.append(CLOTHES)
     for pattern in patterns + [p for _, p in ORDERS]:
         rest = re.sub(pattern, " ", rest)
     return Qualifiers(colour, asks, order, direction, anchor, last_s, min_s), rest

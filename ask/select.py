@@ -3,6 +3,7 @@ meaning (coming into view in it, going out of view in it, or being in view durin
 
 from __future__ import annotations
 
+from ask.identities import identities_of
 from ask.intent import Intent
 from ask.pace import moved, ran
 from ask.world import RunWorld, Thing
@@ -28,8 +29,23 @@ def heading_of(thing: Thing) -> str | None:
     return "left" if thing.heading_x < 0 else "right"
 
 
-def matches(thing: Thing, intent: Intent) -> bool:
-    """Whether ``thing`` satisfies every qualifier of ``intent`` (window aside)."""
+def headed(things: list[Thing], direction: str) -> list[Thing]:
+    """The things of each identity that went ``direction`` ("left", "right"), for the
+    identities whose travel that way, added over their appearances, is at least
+    ``MIN_HEADING``: a person seen in two pieces (a track lost and found again) who crossed
+    the picture crossed it, though neither piece went far enough alone."""
+    sign = -1.0 if direction == "left" else 1.0
+    kept: list[Thing] = []
+    for group in identities_of(things):
+        went = [t for t in group if t.heading_x is not None and t.heading_x * sign > 0]
+        if sum(abs(t.heading_x or 0.0) for t in went) >= MIN_HEADING:
+            kept += went
+    return sorted(kept, key=lambda t: (t.first_s, t.object_id))
+
+
+def matches(thing: Thing, intent: Intent, direction: bool = True) -> bool:
+    """Whether ``thing`` satisfies every qualifier of ``intent`` (window aside; ``direction``
+    False: its direction is judged with its identity's, ``headed``)."""
     q = intent.qualifiers
     if q.colour is not None and colour_of(thing) != q.colour:
         return False
@@ -39,7 +55,7 @@ def matches(thing: Thing, intent: Intent) -> bool:
         return False
     if q.min_s is not None and intent.action != "dwell" and thing.seen_s < q.min_s:
         return False
-    return q.direction is None or heading_of(thing) == q.direction
+    return q.direction is None or not direction or heading_of(thing) == q.direction
 
 
 def in_window(thing: Thing, intent: Intent) -> bool:

@@ -5,6 +5,7 @@ Like ``ask.compose``, each function returns claims that carry what they state (o
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from ask.compose import (
@@ -147,3 +148,34 @@ def no_people(world: RunWorld) -> list[Claim]:
     seen = "moving object was" if n == 1 else "different moving objects were"
     text = f"No people were recognised; {n} {seen} seen."
     return [Claim(text, cites, counts=(n,), counted=n)]
+
+
+def unsure_colour_before(world: RunWorld, intent: Intent) -> str | None:
+    """Why "when did the first person in grey appear?" cannot be answered, or None: a thing
+    the question is about came (for "last": went) earlier (later) than the first (last) one
+    measured in that colour, and its colour was too unsure to name, so it may have been it."""
+    colour_asked = intent.qualifiers.colour
+    if colour_asked is None or intent.kind not in {"first", "last"}:
+        return None
+    anyone = dataclasses.replace(
+        intent, qualifiers=dataclasses.replace(intent.qualifiers, colour=None)
+    )
+    things = things_for(world, anyone)
+    named = [t for t in things if colour_of(t) == colour_asked]
+    if not named:
+        return None
+    last = intent.kind == "last"
+    pick = max(named, key=lambda t: t.last_s) if last else min(named, key=lambda t: t.first_s)
+    unsure = [
+        t
+        for t in things
+        if colour_of(t) is None and (t.last_s > pick.last_s if last else t.first_s < pick.first_s)
+    ]
+    if not unsure:
+        return None
+    side = "after" if last else "before"
+    return (
+        f"The {intent.kind} one I can name as {colour_asked} is {describe(pick)}, but "
+        f"{len(unsure)} {'was' if len(unsure) == 1 else 'were'} seen {side} it whose colour was "
+        f"too unsure to name, so I cannot say which was the {intent.kind} in {colour_asked}."
+    )

@@ -27,7 +27,7 @@ SHAPES: tuple[tuple[str, str], ...] = (
     # Many at once ("how many ... at once" is a peak, not a count; ``ask.crowd``).
     (
         "peak",
-        r"\bat (?:once|a time|the same time|one time|any (?:one )?(?:time|moment))\b"
+        r"\bat (?:once|a time|the same time|one time|any (?:one )?(?:time|moment)|most)\b"
         r"|\bsimultaneous\w*|\bmost (?:people|persons|objects|things|movers|figures|pedestrians)"
         r"\b|\bmax(?:imum|imal)?\b|\bbusiest\b|\bpeak\b|\b(?:most |how )?crowded\b",
     ),
@@ -84,6 +84,8 @@ ACTIONS: tuple[tuple[str, str], ...] = (
         "dwell",
         words(
             *[
+                # "stand around", "hang about": first, so the whole phrase is read
+                r"(?:stand\w*|stood|wait\w*|linger\w*|loiter\w*|h[au]ng\w*) (?:around|about|out)",
                 r"dwell\w*",
                 r"linger\w*",
                 r"loiter\w*",
@@ -93,7 +95,13 @@ ACTIONS: tuple[tuple[str, str], ...] = (
                 r"stop\w*",
                 r"wait\w*",
             ],
-            *[r"pause\w*", r"still", r"idle"],
+            *[
+                r"pause\w*",
+                r"still",
+                r"idle",
+                r"(?<=stand |stood )around",
+                r"(?<=wait |ting )around",
+            ],
         ),
     ),
     (
@@ -103,7 +111,8 @@ ACTIONS: tuple[tuple[str, str], ...] = (
     (
         "exit_zone",
         # "left the zone" is leaving; "the left zone" is a place
-        r"\b(?:exit\w*|leave|leaves|(?<!the )left (?:the )?(?:zone|area)|go(?:es)? out|went out)\b",
+        r"\b(?:exit\w*|leave|leaves|(?<!the )left (?:the )?(?:zone|area)|go(?:es)? out|went out"
+        r"|walk\w* out|c[oa]me out|step\w* out|head\w* out)\b",
     ),
     (
         "disappear",
@@ -127,6 +136,11 @@ ACTIONS: tuple[tuple[str, str], ...] = (
             r"enter\w* the (?:video|frame|scene|picture)",
             r"c[oa]me into view",
             r"c[oa]me in",
+            r"walk\w* in",
+            r"step\w* in",
+            r"c(?:atch|aught)",
+            r"captur\w*",
+            r"film\w*",
             *["seen", "visible", "present", "there"],
         ),
     ),
@@ -134,7 +148,7 @@ ACTIONS: tuple[tuple[str, str], ...] = (
 
 SCENE = words(
     r"(?:camera|view|picture|shot|scene|angle|image)(?: (?:view|angle|shot))?"
-    r" (?:change\w*|switch\w*|cut\w*)",
+    r" (?:change\w*|switch\w*|cut\w*|jump\w*)",
     r"scene (?:change|cut)s?",
     r"cuts?",
     r"scene changes?",
@@ -144,8 +158,8 @@ SCENE = words(
     # "switch to another view", "cut to a different shot": the picture changing
     r"(?:(?:to|into) )?(?:another|a different|a new|the next|a second|(?:the )?other)"
     r" (?:view|shot|camera|angle|scene|picture|image)s?",
-    r"(?:view|shot|camera|angle|picture)s? (?:change|switch)\w*",
-    r"(?:change|switch)\w* (?:the )?(?:view|shot|camera|angle|picture)s?",
+    r"(?:view|shot|camera|angle|picture)s? (?:change|switch|jump)\w*",
+    r"(?:change|switch|jump)\w* (?:the )?(?:view|shot|camera|angle|picture)s?",
 )
 TEXT_WORDS = words(
     *[
@@ -178,7 +192,7 @@ PEOPLE_WORDS = (
         "woman",
         "women",
     ],
-    *["visitors?", "customers?", "walkers?", "pedestrians?", "individuals?"],
+    *["visitors?", "customers?", "walkers?", "pedestrians?", "individuals?", "ppl", "folks?"],
 )
 PHYSICAL = words(
     *[
@@ -312,16 +326,19 @@ TIME = rf"(?:{CLOCK}|{NUMBER}\s*(?:s|sec|secs|second|seconds|min|mins|minute|min
 # Words that deny the predicate ("how many objects never stopped"); a leading negative auxiliary
 # ("didn't the blue one wait?") only asks for confirmation, and is not one of them.
 NEGATION = re.compile(
-    r"(?<!^)\b(?:not|never|no|none|nothing|nobody|neither|nor"
+    r"(?<!^)\b(?:not|never|no|none|nothing|nobody|neither|nor|without"
     r"|(?:did|does|do|was|were|is|are|has|have|had)n't)\b"
 )
 # Words that ask for a summary of the whole video.
-SUMMARY_WORDS = re.compile(r"\b(?:summar\w*|tl;?dr|overview|recap)\b")
+SUMMARY_WORDS = re.compile(r"\b(?:summar\w*|tl;?dr|overview|recap|rundown|run-down|gist|sum up)\b")
 # How long a summary should be ("a quick recap") changes what is said, not what is true.
 SUMMARY_STYLE = re.compile(r"\b(?:quick|short|brief)\s+(?:summar\w*|overview|recap)\b")
 
 # Being there, as opposed to coming into view.
-PRESENCE = r"\b(?:seen|visible|present|in view|on screen|in sight|in the (?:video|frame|picture))\b"
+PRESENCE = (
+    r"\b(?:seen|visible|present|there|in view|on screen|on camera|in sight|in (?:the )?shot"
+    r"|in (?:the )?frame|in the (?:video|picture))\b"
+)
 # The words a time window is written with (the times themselves are ``TIME``).
 WINDOW_WORDS = words(
     "between",
@@ -351,6 +368,7 @@ KNOWN_WORDS = frozenset(
     slowest first last when where which what happened between after before during seconds
     minutes video frame colour color summary summarise summarize describe walk walked
     walking walks crossed crossing passed passing together group groups running longer
+    appearance appearances wearing dressed
         shorter least
         """,
     )
