@@ -15,7 +15,7 @@ from typing import Protocol
 from ask.compose import COMPOSERS, cites_of
 from ask.guardrail import passing
 from ask.intent import Intent, parse_question
-from ask.select import measures_colour
+from ask.select import measures_colour, why_no_colours
 from ask.shapes import answers_negation, colour, no_people, order, summary, without
 from ask.types import Answer, Claim
 from ask.world import RunWorld
@@ -97,14 +97,7 @@ def _refusal_for(world: RunWorld, question: str, intent: Intent) -> Answer | Non
             intent,
         )
     if (intent.qualifiers.colour or intent.kind == "colour") and not measures_colour(world):
-        return refuse(
-            question,
-            "outside_detectors",
-            f"This run did not measure colours (detectors: {mode}); re-execute the video to "
-            "ask about colours.",
-            intent.kind,
-            intent,
-        )
+        return refuse(question, "outside_detectors", why_no_colours(world), intent.kind, intent)
     return None
 
 
