@@ -48,7 +48,7 @@ def _queue_upload(catalog: Catalog, path: Path) -> tuple[str, str]:
 
 
 def process_scene(
-    spec: SceneSpec, root: Path, variables: Mapping[str, str] | None = None
+    spec: SceneSpec, root: Path, *, variables: Mapping[str, str] | None = None
 ) -> Processed:
     """Render ``spec``, upload it, run the real process-video flow and load the run's world.
 

@@ -56,7 +56,7 @@ def chunked_lobby(prefect_harness: None, tmp_path_factory: pytest.TempPathFactor
     """The lobby split into 4 s chunks with 2 s lead-ins: the walker and the loiterer cross
     borders (as ``tests/flows/test_process_video.py`` splits it)."""
     split = {"VES_CHUNK_S": "4", "VES_CHUNK_LEAD_S": "2"}
-    return process_scene(lobby_scene(), Path(tmp_path_factory.mktemp("chunked")), split)
+    return process_scene(lobby_scene(), Path(tmp_path_factory.mktemp("chunked")), variables=split)
 
 
 @pytest.mark.slow
