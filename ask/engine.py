@@ -19,7 +19,7 @@ from ask.intent import Intent, parse_question
 from ask.pace import RUN_SIZES_PER_S, pace, ran
 from ask.places import title_words
 from ask.qualifiers import FILLERS
-from ask.select import measures_colour
+from ask.select import measures_colour, why_no_colours
 from ask.shapes import (
     answers_negation,
     colour,
@@ -116,14 +116,7 @@ def _refusal_for(world: RunWorld, question: str, intent: Intent) -> Answer | Non
             intent,
         )
     if (intent.qualifiers.colour or intent.kind == "colour") and not measures_colour(world):
-        return refuse(
-            question,
-            "outside_detectors",
-            f"This run did not measure colours (detectors: {mode}); re-execute the video to "
-            "ask about colours.",
-            intent.kind,
-            intent,
-        )
+        return refuse(question, "outside_detectors", why_no_colours(world), intent.kind, intent)
     return None
 
 

@@ -13,8 +13,29 @@ MIN_HEADING = 0.15  # frame widths of net travel before an object "moved left/ri
 
 
 def measures_colour(world: RunWorld) -> bool:
-    """Whether this run measured colours (runs before schema version 3 did not)."""
-    return any(t.colour is not None for t in world.physical)
+    """Whether a colour question can be answered from this run: some object's colour was
+    measured, or there is no object whose colour could have been (the answer finds none)."""
+    physical = world.physical
+    return not physical or any(t.colour is not None for t in physical)
+
+
+def why_no_colours(world: RunWorld) -> str:
+    """What a run whose objects all lack a colour did not measure, and why (its refusal).
+
+    Colour came with size, speed and heading (schema version 3): objects with none of them are of
+    an older run, which executing the video again would measure. Objects with them were measured
+    in every kind of run (whole, in chunks, live), but never seen whole inside the frame, the
+    only looks a colour is read from (``tasks.world_state.colour``): executing again would not help.
+    """
+    if all(t.size is None for t in world.physical):
+        return (
+            "This run was made before colours were measured, so its objects have none. "
+            "Executing the video again would measure them."
+        )
+    return (
+        "This run measured no colour: a colour is read only where an object is seen whole "
+        "inside the frame, and no object of this run was, so I make no claim about colours."
+    )
 
 
 def colour_of(thing: Thing) -> str | None:

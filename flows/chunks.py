@@ -10,7 +10,6 @@ flow run, with its own state and logs.
 
 from __future__ import annotations
 
-import shutil
 import time
 from dataclasses import dataclass
 
@@ -19,7 +18,7 @@ from prefect.cache_policies import NONE
 
 from tasks.chunk.join import join_chunks
 from tasks.chunk.plan import Chunk, plan_chunks
-from tasks.chunk.stage import CHUNKS_DIR, ChunkResult, analyse_chunk, runner_for
+from tasks.chunk.stage import ChunkResult, analyse_chunk, discard_leftovers, runner_for
 from tasks.context import RunContext
 from tasks.decode.stage import SourceInfo
 from tasks.detect.detectors.ocr import OcrConfig
@@ -56,10 +55,13 @@ def plan_chunks_task(ctx: RunContext, source: SourceInfo, gate: Gate | None = No
 def join_chunks_task(
     ctx: RunContext, source: SourceInfo, results: list[ChunkResult]
 ) -> tuple[SampledFrames, DetectReport]:
-    """Join the chunks; writes ``frames.parquet`` and ``detections.parquet``."""
+    """Join the chunks; writes ``frames.parquet`` and ``detections.parquet``.
+
+    The chunks' analysis frames stay until the run ends: the joined video reads them there.
+    """
     scratch = ctx.layout.scratch_dir
     joined = join_chunks(results, source, scratch / FRAMES_DIR, OcrConfig().max_gap_s)
-    shutil.rmtree(scratch / CHUNKS_DIR, ignore_errors=True)  # what the join did not take
+    discard_leftovers(scratch)  # what the join did not take; not the frames colours need
     sampled = record_samples(ctx, joined.sampled)
     return sampled, record_detections(ctx, joined.found, joined.report)
 

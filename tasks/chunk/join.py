@@ -12,7 +12,9 @@ thumbnails moved into the run's one frames folder, so the later stages see one v
   border, which the next chunk's background took in, is carried forward (``tasks.chunk.still``);
 * texts are tracked by the OCR inside each chunk, so a text standing across a border is one
   instance on each side: the instance the chunk saw during its lead-in (the frames the previous
-  chunk saw at its end) is matched to the previous chunk's by place, and keeps its id and text.
+  chunk saw at its end) is matched to the previous chunk's by place, and keeps its id and text;
+* the raw analysis frames stay in the chunks' files: the joined video reads its frames there
+  (``SampledFrames.analysis_parts``), so the world state measures colours as in one pass.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from tasks.detect.detectors.motion import MotionConfig
 from tasks.detect.stage import DetectReport
 from tasks.detections import Detections
 from tasks.geometry import box_iou
-from tasks.sample.frames import frame_name
+from tasks.sample.frames import ANALYSIS, FramePart, frame_name
 from tasks.sample.stage import SampledFrames, check_complete
 from ves.errors import SourceTruncated
 
@@ -75,8 +77,26 @@ def join_chunks(
         last_t=last.last_t,
         held=sum(1 for row in rows if row.get("held")),
         skipped=sum(r.sampled.skipped for r in ordered),
+        analysis_parts=analysis_parts(ordered, maps),
     )
     return Joined(sampled, found, report)
+
+
+def analysis_parts(
+    ordered: Sequence[ChunkResult], maps: Sequence[npt.NDArray[np.int64]]
+) -> tuple[FramePart, ...]:
+    """Where each joined frame's analysis pixels are: the frame it was in its chunk's file."""
+    parts = []
+    for result, local in zip(ordered, maps, strict=True):
+        owned = np.flatnonzero(local >= 0)
+        if not len(owned):
+            continue
+        sampled = result.sampled
+        shape = (sampled.analysis_height, sampled.analysis_width, 3)
+        path = str(Path(sampled.frames_dir) / ANALYSIS)
+        indices = tuple(int(i) for i in owned[np.argsort(local[owned])])  # in joined order
+        parts.append(FramePart(path, sampled.count, shape, indices))
+    return tuple(parts)
 
 
 def check_continuous(ordered: Sequence[ChunkResult], source: SourceInfo) -> None:

@@ -27,6 +27,7 @@ from tasks.decode.stage import SourceInfo
 from tasks.detect.detectors.registry import configs_for
 from tasks.detect.stage import DetectReport, detect_frames
 from tasks.detections import Detections
+from tasks.sample.frames import ANALYSIS
 from tasks.sample.gate import Gate
 from tasks.sample.stage import SampledFrames, sample_config, sample_video
 from ves.settings import Settings
@@ -47,6 +48,21 @@ class ChunkResult:
 
 def chunk_dir(scratch: Path, chunk: Chunk) -> Path:
     return scratch / CHUNKS_DIR / f"{chunk.index:04d}"
+
+
+def discard_leftovers(scratch: Path) -> None:
+    """Remove what the join did not take from the chunks' folders, but their analysis frames.
+
+    The joined video reads its analysis frames from the chunks' files (``tasks.chunk.join``):
+    the world state measures colours in them. They go with the run's work folder, as a video
+    sampled in one pass keeps its own file until then.
+    """
+    for path in sorted((scratch / CHUNKS_DIR).rglob("*"), reverse=True):  # contents first
+        if path.is_dir():
+            if not any(path.iterdir()):
+                path.rmdir()
+        elif path.name != ANALYSIS:
+            path.unlink(missing_ok=True)
 
 
 def analyse(

@@ -7,15 +7,19 @@ names), ``frames/glances.u8`` every sampled frame's glance, one after the other 
 ``tasks.sample.text_looks``), and ``frames/analysis.u8`` every sampled frame at the analysis
 size, raw RGB: motion reads each frame once or twice, and decoding a JPEG each time cost more
 than the detector's own work on it. Later stages (detect, evidence) read them through these helpers.
+A video joined from chunks reads its analysis frames from the chunks' own files (``JoinedFrames``).
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import os
 import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -128,3 +132,53 @@ class FrameFile:
             self._fd = os.open(self.path, os.O_RDONLY)
         data = os.pread(self._fd, self.frame_bytes, index * self.frame_bytes)
         return np.frombuffer(data, dtype=np.uint8).reshape(self.shape[1:])
+
+
+class Frames(Protocol):
+    """Frames of one video read one at a time by sample index (``FrameFile``, ``JoinedFrames``)."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: int) -> Frame: ...
+
+
+@dataclass(frozen=True)
+class FramePart:
+    """The frames a joined video takes from one chunk's frame file, in the joined order.
+
+    The file at ``path`` holds ``count`` frames of ``shape``; the joined video's next
+    ``len(indices)`` frames are its frames ``indices``.
+    """
+
+    path: str
+    count: int
+    shape: tuple[int, int, int]
+    indices: tuple[int, ...]
+
+
+class JoinedFrames:
+    """A joined video's frames, read one at a time from its chunks' own frame files.
+
+    The join never copies the chunks' raw frames into one file: a live session joins all its
+    windows again at every publish, and a copy would grow with the session at each one. One
+    chunk's file is open at a time (a long live session has hundreds of windows).
+    """
+
+    def __init__(self, parts: Sequence[FramePart]) -> None:
+        self.parts = tuple(parts)
+        self._starts = list(itertools.accumulate((len(p.indices) for p in self.parts), initial=0))
+        self._open: tuple[int, FrameFile] | None = None
+
+    def __len__(self) -> int:
+        """Every joined frame, or none when a chunk's file is gone (as ``FrameFile``)."""
+        whole = all(Path(part.path).exists() for part in self.parts)
+        return self._starts[-1] if whole else 0
+
+    def __getitem__(self, index: int) -> Frame:
+        if not 0 <= index < self._starts[-1]:
+            raise IndexError(f"frame {index} of {self._starts[-1]}")
+        number = bisect.bisect_right(self._starts, index) - 1
+        if self._open is None or self._open[0] != number:
+            part = self.parts[number]
+            self._open = number, FrameFile(Path(part.path), part.count, part.shape)
+        return self._open[1][self.parts[number].indices[index - self._starts[number]]]

@@ -36,6 +36,9 @@ from tasks.sample.frames import (
     ANALYSIS,
     FRAMES_DIR,
     FrameFile,
+    FramePart,
+    Frames,
+    JoinedFrames,
     frame_name,
     read_glances,
     still_stretches,
@@ -69,6 +72,7 @@ class SampledFrames:
     held: int = 0  # sampled times inside still stretches: the last decoded frame stands for them
     skipped: int = 0  # frames the activity gate did not decode (still stretches)
     still_spans: tuple[tuple[float, float], ...] = ()  # where frames were held (set on record)
+    analysis_parts: tuple[FramePart, ...] = ()  # joined from chunks: where its analysis frames are
 
     def thumbnail_path(self, sample_index: int) -> Path:
         """The JPEG of a sampled frame (thumbnail size)."""
@@ -82,8 +86,11 @@ class SampledFrames:
         """A sampled frame as ``(H, W, 3)`` RGB at the analysis size."""
         return self.analysis_frames()[sample_index]
 
-    def analysis_frames(self) -> FrameFile:
-        """Every sampled frame at the analysis size, ``(H, W, 3)`` each, read one at a time."""
+    def analysis_frames(self) -> Frames:
+        """Every sampled frame at the analysis size, ``(H, W, 3)`` each, read one at a time
+        (a video joined from chunks reads them from the chunks' files)."""
+        if self.analysis_parts:
+            return JoinedFrames(self.analysis_parts)
         shape = (self.analysis_height, self.analysis_width, 3)
         return FrameFile(Path(self.frames_dir) / ANALYSIS, self.count, shape)
 

@@ -20,7 +20,7 @@ from storage.artifacts.layout import read_rows, read_table, write_rows
 from tasks.context import RunContext
 from tasks.detections import TEXT_CLASS, Detections, detections_from_table, track_numbers
 from tasks.geometry import ZoneSpec, points_in_polygon
-from tasks.sample.frames import FrameFile
+from tasks.sample.frames import Frames
 from tasks.track.classes import ClassVote
 from tasks.world_state.appearances import identities_of, number_appearances
 from tasks.world_state.colour import Frame, measure_colour
@@ -387,10 +387,11 @@ def build_world_state(
 
 
 @task(name="world_state", cache_policy=NONE)
-def world_state_task(ctx: RunContext, frames: FrameFile | None = None) -> list[SpanPlan]:
+def world_state_task(ctx: RunContext, frames: Frames | None = None) -> list[SpanPlan]:
     """Build the world state; writes objects, zones, events and relations; returns the spans.
 
-    ``frames`` are the sampled frames at the analysis size (their pixels give colours).
+    ``frames`` are the sampled frames at the analysis size (their pixels give colours), in one
+    pass or joined from chunks or live windows alike.
     """
     ctx.report("world_state")
     out = ctx.layout.out_dir

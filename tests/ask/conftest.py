@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,12 +48,19 @@ def _queue_upload(catalog: Catalog, path: Path, title: str | None = None) -> tup
     return RunStore(catalog).create(tenant.tenant_id, video.video_id, {}).run_id, video.video_id
 
 
-def process_scene(spec: SceneSpec, root: Path, title: str | None = None) -> Processed:
+def process_scene(
+    spec: SceneSpec,
+    root: Path,
+    title: str | None = None,
+    *,
+    variables: Mapping[str, str] | None = None,
+) -> Processed:
     """Render ``spec``, upload it (titled ``title``, by default the file's name), run the real
     process-video flow and load the run's world.
 
-    The flow reads its settings from the environment, as a worker's flow does; the variables
-    are set only while it runs (module-scoped fixtures cannot use ``monkeypatch``).
+    The flow reads its settings from the environment, as a worker's flow does (``variables``
+    add to them, e.g. ``VES_CHUNK_S``); the variables are set only while it runs
+    (module-scoped fixtures cannot use ``monkeypatch``).
     """
     settings = Settings(data_dir=root / "data", allow_private_sources=True)
     catalog = Catalog.from_settings(settings)
@@ -63,6 +71,8 @@ def process_scene(spec: SceneSpec, root: Path, title: str | None = None) -> Proc
     with pytest.MonkeyPatch.context() as env:
         export_settings(env, settings)
         env.setenv("VES_ALLOW_PRIVATE_SOURCES", "true")
+        for name, value in (variables or {}).items():
+            env.setenv(name, value)
         published = process_video(ProcessVideoParams(run_id=run_id))
     finished = RunStore(catalog).get(run_id)
     assert finished.state == "succeeded", finished.error_message

@@ -30,6 +30,7 @@ from storage.catalog.usage import month_of, used
 from storage.catalog.videos import NewVideo, VideoStore
 from synthetic import GroundTruth, ground_truth, lobby_scene
 from testkit.live_hls import LiveHls
+from tests.ask.bank import colour_of
 from tests.fixtures.settings_env import export_settings
 from ves.clock import now_rfc3339, to_rfc3339
 from ves.settings import Settings
@@ -173,6 +174,7 @@ def test_follow_publishes_window_after_window_until_the_stream_ends(
     walker = next(o for o in truth.objects if o.name == "walker")
     assert walker.first_seen_s < start + 4.0 < walker.last_seen_s
     assert [o for o in final if o["first_seen_s"] < 3.5 and o["last_seen_s"] > 4.5]
+    _assert_true_colours(final, truth, start)
     # Every second is billed once: the windows' seconds add up to the session's.
     billed = sum(_processed(catalog, r) for r in chain)
     assert billed == pytest.approx(sum(stream.durations[edge:]), abs=0.1)
@@ -191,6 +193,17 @@ def test_follow_publishes_window_after_window_until_the_stream_ends(
     assert cost["activity_gate"]["used"] is gated
     frames = reader.rows(Path(str(last.artifacts_path)), "frames")
     assert cost["frames"]["held"] == sum(1 for f in frames if f["held"])
+
+
+def _assert_true_colours(objects: list[dict[str, Any]], truth: GroundTruth, start: float) -> None:
+    """Every object of the session has its scene colour, measured in the windows' own frames
+    (matched by when it left, on the session's clock, which starts at scene time ``start``)."""
+    for found in objects:
+        (expected,) = [
+            o for o in truth.objects if abs(found["last_seen_s"] + start - o.last_seen_s) <= 1.0
+        ]
+        assert found["colour"] == colour_of(expected), (expected.name, found["colour"])
+        assert found["colour_confidence"] > 0.3, (expected.name, found["colour_confidence"])
 
 
 def _processed(catalog: Catalog, run: Run) -> float:

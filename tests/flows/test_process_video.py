@@ -19,6 +19,7 @@ from storage.artifacts.spans import canonical_sha256, span_document
 from storage.catalog.database import Catalog
 from storage.catalog.runs.store import RunStore
 from synthetic import GroundTruth
+from tests.ask.bank import colour_of
 from tests.flows.conftest import QueueRun
 from ves.settings import Settings
 
@@ -91,6 +92,25 @@ def test_every_object_is_found_with_truthful_first_and_last_times(
             expected.name,
             [(o["first_seen_s"], o["last_seen_s"]) for o in movers],
         )
+
+
+@pytest.mark.parametrize("split", ["whole", "chunks", "chunks-gated"])
+def test_every_object_has_the_colour_the_scene_gives_it(
+    lobby_run: tuple[Path, GroundTruth, str], reader: ArtifactReader
+) -> None:
+    """Colour is measured however the video was sampled: in chunks, each joined frame's pixels
+    are read from its chunk (the walker and the loiterer cross borders)."""
+    run_dir, truth, _ = lobby_run
+    movers = [o for o in _objects(reader, run_dir) if o["class"] != "text"]
+    for expected in truth.objects:
+        (found,) = [
+            o
+            for o in movers
+            if abs(o["first_seen_s"] - expected.first_seen_s) <= 1.0
+            and abs(o["last_seen_s"] - expected.last_seen_s) <= 1.0
+        ]
+        assert found["colour"] == colour_of(expected), (expected.name, found["colour"])
+        assert found["colour_confidence"] > 0.3, (expected.name, found["colour_confidence"])
 
 
 def test_the_dwelling_object_keeps_one_id_and_its_dwell_is_an_event(

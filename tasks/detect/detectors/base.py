@@ -20,7 +20,15 @@ import numpy as np
 import numpy.typing as npt
 
 from tasks.detections import Detections
-from tasks.sample.frames import PEOPLE_DIR, TEXT_DIR, Frame, FrameFile, frame_name, read_rgb
+from tasks.sample.frames import (
+    PEOPLE_DIR,
+    TEXT_DIR,
+    Frame,
+    FrameFile,
+    Frames,
+    frame_name,
+    read_rgb,
+)
 
 
 @dataclass(frozen=True)
@@ -47,7 +55,7 @@ class FrameView:
     motion: Detections
     text_look: bool = False
     glances: npt.NDArray[np.uint8] | FrameFile | None = None
-    analysis_frames: FrameFile | None = None  # every frame at the analysis size, see analysis()
+    analysis_frames: Frames | None = None  # every frame at the analysis size, see analysis()
 
     @property
     def thumbnail_path(self) -> Path:

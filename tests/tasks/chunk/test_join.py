@@ -146,3 +146,20 @@ def test_a_chunk_that_stops_before_its_end_is_a_truncated_source(
     results.append(ChunkResult(second, results[0].sampled, {}, _report(0)))
     with pytest.raises(SourceTruncated, match=r"decoding stopped at 20\.0 s"):
         join_chunks(results, source, tmp_path / "f", 2.0)
+
+
+def test_the_joined_video_reads_its_analysis_frames_from_the_chunks(
+    source: SourceInfo, whole: SampledFrames, tmp_path: Path
+) -> None:
+    """The joined video has the analysis pixels of one pass (the world state measures colours
+    in them) without a copy: each frame is read from its chunk's file, lead-ins left out."""
+    chunks = plan_chunks(source, 600.0, chunk_s=4.0, lead_s=2.0)
+    empty = [{"motion": Detections.empty()} for _ in chunks]
+    joined = join_chunks(_results(source, chunks, tmp_path, empty), source, tmp_path / "f", 2.0)
+    frames, once = joined.sampled.analysis_frames(), whole.analysis_frames()
+    assert len(frames) == len(once) == whole.count
+    for index in range(whole.count):
+        assert np.array_equal(frames[index], once[index]), index
+    assert not (tmp_path / "f" / "analysis.u8").exists()  # read where the chunks wrote them
+    with pytest.raises(IndexError):
+        frames[whole.count]
