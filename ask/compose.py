@@ -11,7 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from ask.identities import Nouns, count_claims, identities_of
+from ask.identities import identities_of
 from ask.intent import Intent
 from ask.select import colour_of, headed, in_window, matches
 from ask.types import Citation, Claim, fmt_time
@@ -108,7 +108,7 @@ def _event_kinds(intent: Intent) -> tuple[str, ...]:
     return (intent.action or "appear",)
 
 
-_VERB = {
+VERB = {
     "appear": "appeared",
     "disappear": "disappeared",
     "enter_zone": "entered zone {zone}",
@@ -120,10 +120,10 @@ _VERB = {
 
 
 def _verb(event: Event) -> str:
-    return _VERB.get(event.type, event.type.replace("_", " ")).format(zone=event.zone or "")
+    return VERB.get(event.type, event.type.replace("_", " ")).format(zone=event.zone or "")
 
 
-def _event_claims(world: RunWorld, events: Sequence[Event], head: str) -> list[Claim]:
+def event_claims(world: RunWorld, events: Sequence[Event], head: str) -> list[Claim]:
     """One counting claim over ``events`` and one claim per listed event."""
     cites = tuple(world.cite(e.evidence_id) for e in events)
     claims = [
@@ -163,50 +163,6 @@ def _thing_claim(world: RunWorld, thing: Thing) -> Claim:
     span = f"from {fmt_time(thing.first_s)} to {fmt_time(thing.last_s)}"
     text = f"{_cap(describe(thing))} {verb} {span}."
     return Claim(text, (world.cite(thing.evidence_id),), times=(thing.first_s, thing.last_s))
-
-
-def _noun(intent: Intent, n: int) -> str:
-    if intent.subject == TEXT:
-        return "text" if n == 1 else "texts"
-    if intent.subject == "person":
-        return "person" if n == 1 else "people"
-    if intent.subject not in {"object", "scene_change"}:
-        return intent.subject if n == 1 else f"{intent.subject}s"
-    return "object" if n == 1 else "objects"
-
-
-def count(world: RunWorld, intent: Intent) -> list[Claim]:
-    if intent.subject == "scene_change":
-        cuts = events_for(world, intent, ("scene_change",))
-        times = "The scene changed {n} time" + ("" if len(cuts) == 1 else "s")
-        return _event_claims(world, cuts, times) if cuts else []
-    if intent.action in {"dwell", "enter_zone", "exit_zone", "disappear"}:
-        events = events_for(world, intent, (intent.action,))
-        verb = _VERB[intent.action].format(zone=intent.zone or "a zone")
-        who = "an object" if intent.subject == "object" else f"a {_noun(intent, 1)}"
-        return _event_claims(world, events, f"{{n}} times {who} {verb}") if events else []
-    things = things_for(world, intent)
-    if not things:
-        return []
-    cites = tuple(world.cite(t.evidence_id) for t in things)
-    n = len(things)
-    if intent.subject == TEXT:
-        verb = "were read"
-    elif intent.presence and intent.window is not None:
-        verb = "was in view" if n == 1 else "were in view"  # being there, not coming in
-    else:
-        verb = "appeared"
-    where = f" in zone {intent.zone}" if intent.zone else ""
-    if intent.qualifiers.direction:
-        where += f" and went {intent.qualifiers.direction}"
-    listed = [_thing_claim(world, t) for t in things[:MAX_LISTED]]
-    if intent.counting and not (intent.presence and intent.window is not None):
-        nouns = Nouns(_noun(intent, 1), _noun(intent, 2))
-        counted = count_claims(world, things, intent.counting, nouns, where)
-        if counted:
-            return [*counted, *listed]
-    head = Claim(f"{n} {_noun(intent, n)} {verb}{where}.", cites, counts=(n,), counted=n)
-    return [head, *listed]
 
 
 _Found = tuple[float, str, Callable[[], Claim]]  # time, evidence id, the claim's maker
@@ -400,10 +356,6 @@ def change(world: RunWorld, intent: Intent) -> list[Claim]:
     return claims
 
 
-def listing(world: RunWorld, intent: Intent) -> list[Claim]:
-    return count(world, intent)
-
-
 def thing_claim(world: RunWorld, thing: Thing) -> Claim:
     """The thing was in view (or, a text, seen) from its first to its last look."""
     return _thing_claim(world, thing)
@@ -426,7 +378,6 @@ def capitalised(text: str) -> str:
 
 
 COMPOSERS: dict[str, Callable[[RunWorld, Intent], list[Claim]]] = {
-    "count": count,
     "first": first,
     "last": last,
     "when": when,
@@ -436,7 +387,6 @@ COMPOSERS: dict[str, Callable[[RunWorld, Intent], list[Claim]]] = {
     "exists": exists,
     "between": between,
     "change": change,
-    "list": listing,
 }
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ask.compose import COMPOSERS, cites_of, things_for
+from ask.counting import count, listing
 from ask.crowd import peak, together
 from ask.guardrail import passing
 from ask.intent import Intent, parse_question
@@ -54,6 +55,8 @@ def capabilities(mode: str) -> str:
 
 
 SHAPED = {
+    "count": count,
+    "list": listing,
     "order": order,
     "colour": colour,
     "summary": summary,

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from ask.compose import (
     MAX_LISTED,
     capitalised,
-    count,
     describe,
     events_for,
     lasting,
@@ -19,6 +18,7 @@ from ask.compose import (
     thing_claim,
     things_for,
 )
+from ask.counting import count
 from ask.identities import IDENTITIES, identities_of
 from ask.intent import Intent
 from ask.select import colour_of

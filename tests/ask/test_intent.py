@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ask.intent import Intent, find_window, parse_question
+from ask.intent import Intent, parse_question
+from ask.windows import find_window
 
 KNOWN = frozenset({"motion", "text"})
 ZONES = ["left", "center", "right"]
