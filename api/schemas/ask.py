@@ -90,7 +90,8 @@ class Interpreted(BaseModel):
         "disappear, enter_zone, exit_zone, dwell), text, relative_window (after_cut, "
         "before_cut, last), longer_than_s (a least length in seconds: 'longer than 10 s'), "
         "moved (true: 'walk', 'pass', 'cross' keep things that moved at least their own size), "
-        "pace (the word that asked for a running pace: 'ran', 'quickly'), place (place words "
+        "pace (the word that asked for a running pace: 'ran', 'quickly'), new (true: 'new "
+        "people' keeps each thing's first appearance), place (place words "
         "read as this video, or a part of it with no zone: the answer then says it covered "
         "the whole picture)."
     )
