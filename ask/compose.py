@@ -56,7 +56,9 @@ def things_for(world: RunWorld, intent: Intent) -> list[Thing]:
     if intent.new:  # "new people": each thing's first appearance only
         firsts = {group[0].object_id for group in identities_of(pool)}
         pool = [t for t in pool if t.object_id in firsts]
-    if intent.zone:
+    if intent.zone and intent.window is not None and world.in_zone:  # in it during the window
+        pool = [t for t in pool if _in_zone_during(world, t, intent.zone, intent.window)]
+    elif intent.zone:
         pool = [t for t in pool if intent.zone in t.zones]
     if intent.quoted and intent.subject == TEXT:
         wanted = "".join(intent.quoted.split()).casefold()
@@ -65,6 +67,11 @@ def things_for(world: RunWorld, intent: Intent) -> list[Thing]:
     if intent.qualifiers.direction is not None:
         kept = headed(kept, intent.qualifiers.direction)
     return [t for t in kept if in_window(t, intent)]
+
+
+def _in_zone_during(world: RunWorld, thing: Thing, zone: str, window: tuple[float, float]) -> bool:
+    stretches = world.in_zone.get(thing.object_id, ())
+    return any(z == zone and _in_window(a, b, window) for z, a, b in stretches)
 
 
 def events_for(world: RunWorld, intent: Intent, kinds: Sequence[str]) -> list[Event]:
@@ -130,11 +137,11 @@ def event_claims(world: RunWorld, events: Sequence[Event], head: str) -> list[Cl
         Claim(f"{head.format(n=len(events))}.", cites, counts=(len(events),), counted=len(events))
     ]
     for event in events[:MAX_LISTED]:
-        claims.append(_event_claim(world, event))
+        claims.append(event_claim(world, event))
     return claims
 
 
-def _event_claim(world: RunWorld, event: Event) -> Claim:
+def event_claim(world: RunWorld, event: Event) -> Claim:
     thing = world.by_id.get(event.object_id or "")
     who = describe(thing) if thing else "the scene"
     when = fmt_time(event.t_s)
@@ -189,7 +196,7 @@ def _firsts(world: RunWorld, intent: Intent) -> list[_Found]:
         ]
     else:
         found = [
-            (e.t_s, e.evidence_id, partial(_event_claim, world, e))
+            (e.t_s, e.evidence_id, partial(event_claim, world, e))
             for e in events_for(world, intent, kinds)
         ]
     return sorted(found, key=lambda f: f[0])
@@ -266,10 +273,10 @@ def _lasting(
 def zone(world: RunWorld, intent: Intent) -> list[Claim]:
     if intent.action == "dwell":
         events = [e for e in events_for(world, intent, ("dwell",)) if e.zone]
-        return [_event_claim(world, e) for e in events[:MAX_LISTED]]
+        return [event_claim(world, e) for e in events[:MAX_LISTED]]
     if intent.action in {"enter_zone", "exit_zone"}:
         return [
-            _event_claim(world, e) for e in events_for(world, intent, (intent.action,))[:MAX_LISTED]
+            event_claim(world, e) for e in events_for(world, intent, (intent.action,))[:MAX_LISTED]
         ]
     things = [t for t in things_for(world, intent) if t.zones]
     return [
@@ -297,7 +304,7 @@ def exists(world: RunWorld, intent: Intent) -> list[Claim]:
         kinds = _event_kinds(intent)
         events = events_for(world, intent, kinds)
         return [
-            _yes(_event_claim(world, e)) if i == 0 else _event_claim(world, e)
+            _yes(event_claim(world, e)) if i == 0 else event_claim(world, e)
             for i, e in enumerate(events[:MAX_LISTED])
         ]
     things = things_for(world, intent)
@@ -318,7 +325,7 @@ def between(world: RunWorld, intent: Intent) -> list[Claim]:
         for e in world.events
         if e.type in kinds and _in_window(e.t_s, e.end_s or e.t_s, intent.window)
     ]
-    claims = [_event_claim(world, e) for e in events[:MAX_LISTED]]
+    claims = [event_claim(world, e) for e in events[:MAX_LISTED]]
     if len(events) > MAX_LISTED:
         rest = events[MAX_LISTED:]
         cites = tuple(world.cite(e.evidence_id) for e in rest)
@@ -337,11 +344,11 @@ def change(world: RunWorld, intent: Intent) -> list[Claim]:
     times = [e.t_s for e in world.events]  # events are in time order
     claims = []
     for cut in cuts[:MAX_LISTED]:
-        claims.append(_event_claim(world, cut))
+        claims.append(event_claim(world, cut))
         lo, hi = bisect_left(times, cut.t_s - 1.0), bisect_right(times, cut.t_s + 1.0)
         for event in world.events[lo:hi]:
             if event.type in {"appear", "disappear", "text_seen"}:
-                claims.append(_event_claim(world, event))
+                claims.append(event_claim(world, event))
     if len(cuts) > MAX_LISTED:
         rest = cuts[MAX_LISTED:]
         cites = tuple(world.cite(e.evidence_id) for e in rest)

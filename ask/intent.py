@@ -42,7 +42,7 @@ from ask.vocabulary import (
     VIDEO_WORDS,
     WINDOW_WORDS,
 )
-from ask.windows import find_window, unplaced_time, window_matches
+from ask.windows import at_a_moment, find_window, unplaced_time, window_matches
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,7 @@ class Intent:
     pace: str | None = None  # "ran", "quickly": the word asking for a running pace (ask.pace)
     place: Places = field(default_factory=Places)  # place words read (ask.places)
     new: bool = False  # "new people", "a new person": first appearances of things (identities)
+    still: bool = False  # stood, waited, stopped (not "stayed"): "the longest" is the longest wait
 
     def interpreted(self) -> dict[str, object]:
         """What was answered, for the client: intent, subject, qualifiers and window."""
@@ -236,12 +237,16 @@ def parse_question(
         or (kind == "between" and find_window(q) is not None)
         or subject not in {"object", "text"}
         or kind in {"peak", "together"}
+        or any(re.search(pattern, q) for _, pattern in ACTIONS)
         or moving
         or running
     )
     if not on_topic and qualifiers == Qualifiers():
         return Intent("off_topic")
     zone = _zone(q, zones)
+    came_from = zone is not None and re.search(rf"\bfrom (?:the )?{re.escape(zone.lower())}\b", q)
+    if came_from:  # where a thing came in from is not a zone it was in: not measured
+        return Intent("not_understood", subject=subject, unknown_word=came_from.group(0))
     views = _VIEWS.search(q)
     if views:  # the run counts changes of view, not views: refused, not miscounted
         return Intent("not_understood", subject="scene_change", unknown_word=views.group(1))
@@ -262,7 +267,7 @@ def parse_question(
     counts_things = kind == "count" and subject not in {"text", "scene_change"}
     return Intent(
         kind,
-        counting=counting_of(q) if counts_things and action in {None, "appear"} else None,
+        counting=counting_of(q) if counts_things else None,
         subject=subject,
         action=action,
         zone=zone,
@@ -270,12 +275,13 @@ def parse_question(
         quoted=quoted,
         people=bool(re.search(PEOPLE, q)),
         qualifiers=qualifiers,
-        presence=bool(re.search(PRESENCE, q)) and not re.search(_COMING, q),
+        presence=bool(re.search(PRESENCE, q) or at_a_moment(q)) and not re.search(_COMING, q),
         negation=negation.group(0) if negation else None,
         moving=moving,
         pace=running.group(0) if running else None,
         place=place,
         new=bool(re.search(r"\bnew\b", q)) and subject not in {"text", "scene_change"},
+        still=bool(re.search(_STILL, q)),
     )
 
 
@@ -289,6 +295,9 @@ _VIEWS = re.compile(
     r"\bhow many (?:different |distinct |separate )?(?:camera )?"
     r"(views?|shots?|angles?|cameras?|scenes?|camera angles?)\b(?! (?:change|switch|cut))"
 )
+_STILL = r"\b(?:stood|stand\w*|wait\w*|stop\w*|still|paus\w*|loiter\w*|linger\w*|idle|dwell\w*)\b"
+_NEVER_A_CORRECTION = frozenset({"left", "right", "center"})
+_LONG_FILLER = 7
 _UNIVERSAL = re.compile(r"\b(?:every|all|each|both|only)\b")
 _COMING = r"\b(?:appear\w*|show\w* up|arriv\w*|c[oa]me in\w*|enter\w*|new)\b"
 
@@ -316,12 +325,22 @@ def _kind(kind: str, qualifiers: Qualifiers, q: str, action: str | None, subject
 def _corrected(q: str, zones: list[str], known: frozenset[str]) -> str:
     """``q`` with its typos corrected: a word nothing accounts for, one edit away from a word
     the reader knows ("appeard"), becomes that word. Colour words are never the correction
-    ("write" is not "white")."""
+    ("write" is not "white"), nor are sides and zones ("fight" is not "right")."""
     words = _vocabulary(known, tuple(zones))
     if all(w in words or len(w) < 5 for w in re.findall(r"[a-z][a-z']*", q)):
         return q  # nothing to correct (most questions): skip the reading below
     unknown = frozenset(_left_over(q, zones, known))
-    return correct_typos(q, words, only=unknown)
+    return correct_typos(q, _targets(known), only=unknown)
+
+
+@lru_cache(maxsize=64)
+def _targets(known: frozenset[str]) -> frozenset[str]:
+    """The words a typo may become: not a side or a zone ("fight" is not "right"), nor a
+    short filler."""
+    # A filler is a target only when long: "might" is no typo of "fight", "somthing" is one
+    # of "something" (a content word one edit from a short filler would vanish silently).
+    long_fillers = {w for w in FILLERS if len(w) >= _LONG_FILLER}
+    return (KNOWN_WORDS | long_fillers | known) - _NEVER_A_CORRECTION
 
 
 @lru_cache(maxsize=64)

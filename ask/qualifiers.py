@@ -54,7 +54,11 @@ DIRECTION = re.compile(
     r"|\b(?:mov\w*|went|go(?:es|ing)?|walk\w*|head\w*|travel\w*|cross\w*)"
     r"(?: (?:to|towards|toward) the| to)? (?P<m>left|right)\b"
 )
-FROM_TO = re.compile(r"\b(?:from )?(?P<a>left|right) to (?:the )?(?P<b>left|right)\b")
+FROM_TO = re.compile(
+    r"\b(?:from )?(?:the )?(?P<a>left|right)(?: (?:side|edge|end|part|hand side)"
+    r"|(?: side)? of the (?:frame|picture|screen|image|video|street|road))? to(?:wards)? "
+    r"(?:the )?(?P<b>left|right)\b"
+)
 ANCHORED = re.compile(
     r"\b(?P<side>after|before) the (?:scene )?(?:cut|scene change|change|camera change)\b"
     r"|\b(?P<side2>after|before) the (?:scene|view|camera|picture|shot)"
@@ -63,10 +67,14 @@ ANCHORED = re.compile(
 )
 # "longer than 10 seconds", "for more than 5 s", "at least 8 s", "over a minute" (a minimum
 # length of what the question asks about: a wait, a time in view).
+# A length needs its unit or a clock ("more than 5 people" is no length).
+_LENGTH = (
+    r"(?:(\d{1,2}):(\d{2}(?:\.\d+)?)|(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds?|min|mins|minutes?)\b)"
+)
 LONGER = re.compile(
-    rf"\b(?:for )?(?:(?:longer|more) than|over|at least|upwards of|in excess of) {TIME}"
+    rf"\b(?:for )?(?:(?:longer|more) than|over|at least|upwards of|in excess of) {_LENGTH}"
     r"(?: or (?:more|longer))?"
-    rf"|\bfor {TIME} or (?:more|longer)\b"
+    rf"|\bfor {_LENGTH} or (?:more|longer)\b"
 )
 LAST_N = re.compile(rf"\b(?:in |during )?the (?:last|final) {TIME}")
 

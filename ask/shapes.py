@@ -12,6 +12,7 @@ from ask.compose import (
     MAX_LISTED,
     capitalised,
     describe,
+    event_claim,
     events_for,
     lasting,
     prefixed,
@@ -58,6 +59,8 @@ def ranked(world: RunWorld, intent: Intent) -> Thing | None:
 
 
 def order(world: RunWorld, intent: Intent) -> list[Claim]:
+    if intent.still and intent.qualifiers.order in {"longest", "shortest"}:
+        return _ranked_wait(world, intent)
     thing = ranked(world, intent)
     if thing is None:
         return []
@@ -68,6 +71,17 @@ def order(world: RunWorld, intent: Intent) -> list[Claim]:
         )
         return [prefixed(f"The one {said}: ", claim)]
     return [prefixed(f"The one {said}: ", thing_claim(world, thing))]
+
+
+def _ranked_wait(world: RunWorld, intent: Intent) -> list[Claim]:
+    """ "Who stood still the longest": the longest (shortest) still stretch, not the longest
+    time in view."""
+    waits = [e for e in events_for(world, intent, ("dwell",)) if e.end_s is not None]
+    if not waits:
+        return []
+    pick = max if intent.qualifiers.order == "longest" else min
+    wait = pick(waits, key=lambda e: (e.end_s or e.t_s) - e.t_s)
+    return [prefixed(f"The {intent.qualifiers.order} wait: ", event_claim(world, wait))]
 
 
 def colour(world: RunWorld, intent: Intent) -> list[Claim]:

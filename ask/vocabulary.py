@@ -306,8 +306,18 @@ UNSUPPORTED_ATTRIBUTES = (
     ),
     ("emotion", r"\b(?:happy|sad|angry|emotion\w*|feel\w*|mood|smil\w*)\b"),
     ("speed", r"\bhow fast\b|\bspeed\b|\bmph\b|\bkm/h\b"),
-    ("age or gender", r"\bhow old\b|\bage\b|\bgender\b|\bmale\b|\bfemale\b"),
+    (
+        "age or gender",
+        r"\bhow old\b|\bage\b|\bgender\b|\b(?:fe)?males?\b|\bwom[ae]n\b|\bm[ae]n\b|\bboys?\b"
+        r"|\bgirls?\b|\blad(?:y|ies)\b|\bguys?\b|\bgentlem[ae]n\b|\bkids?\b|\bchild(?:ren)?\b"
+        r"|\badults?\b|\belderly\b|\bteen\w*",
+    ),
     ("intent", r"\bwhy\b"),
+    (
+        "how the camera moved",
+        r"\b(?:camera|view|picture|shot) (?:mov\w*|pan\w*|zoom\w*|tilt\w*|shak\w*|turn\w*"
+        r"|rotat\w*)|\b(?:pann\w*|zoom\w*|tilt\w*)\b",
+    ),
     ("the future", r"\bwill\b.*\b(?:next|later|tomorrow)\b|\bpredict\w*\b"),
 )
 VIDEO_WORDS = re.compile(

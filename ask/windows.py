@@ -61,3 +61,10 @@ def unplaced_time(q: str) -> str | None:
         q = q[: m.start()] + " " + q[m.end() :]
     left = _NUMBER_LEFT.search(q)
     return left.group(0).strip() if left else None
+
+
+def at_a_moment(q: str) -> bool:
+    """Whether the window ``q`` names is a moment ("at 0:31"), not a stretch: "how many people
+    were there at 0:31" asks who was in view then, not who came into view."""
+    _, matches = window_matches(q)
+    return bool(matches) and matches[0].re is _AT

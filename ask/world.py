@@ -72,6 +72,8 @@ class RunWorld:
     classes_known: frozenset[str]  # what the run's detectors can name
     # (object id, object id, start s, end s): two objects' boxes close together (relations)
     near: list[tuple[str, str, float, float]] = field(default_factory=list)
+    # object id -> (zone name, start s, end s): when it was in each zone (relations in_zone)
+    in_zone: dict[str, list[tuple[str, float, float]]] = field(default_factory=dict)
     by_id: dict[str, Thing] = field(default_factory=dict)
     confidence: dict[str, float] = field(default_factory=dict)  # evidence id -> confidence
     # event type -> its events in time order: a question about one kind of event scans only it
@@ -157,11 +159,17 @@ def load_world(reader: ArtifactReader, run_dir: str | Path, video_id: str, run_i
     still = tuple(
         (float(s["start_s"]), float(s["end_s"])) for s in cost["frames"].get("skipped_spans", [])
     )
+    relations = reader.rows(run_dir, "relations")
     near = [
         (r["subject_id"], r["object_id"], float(r["start_s"]), float(r["end_s"]))
-        for r in reader.rows(run_dir, "relations")
+        for r in relations
         if r["predicate"] == "near"
     ]
+    in_zone: dict[str, list[tuple[str, float, float]]] = {}
+    for r in relations:
+        if r["predicate"] == "in_zone" and r["object_id"] in zones:
+            stretch = (zones[r["object_id"]], float(r["start_s"]), float(r["end_s"]))
+            in_zone.setdefault(r["subject_id"], []).append(stretch)
     gate = cost.get("activity_gate") or {}
     coverage = Coverage(
         float(cost["processed_s"]),
@@ -180,6 +188,7 @@ def load_world(reader: ArtifactReader, run_dir: str | Path, video_id: str, run_i
         sorted(set(zones.values())),
         _known_classes(cost, things),
         near,
+        in_zone,
     )
 
 
