@@ -29,10 +29,13 @@ from storage.catalog.database import Catalog
 from storage.catalog.runs.store import RunStore
 from storage.catalog.tenants import TenantStore
 from storage.catalog.videos import NewVideo, VideoStore
+from tests.ask.bank import BANK, DEV_EXTRA
 from tests.ask.street_bank import STREET_BANK, StreetCase
 from tests.ask.street_checks import judge
+from tests.ask.street_dev_extra import STREET_DEV_EXTRA
 from tests.ask.street_truth import StreetTruth, load_street_truth
 from tests.ask.test_bank import Figures
+from tests.ask.words_bank import WORDS_BANK
 from tests.fixtures.settings_env import export_settings
 from ves.settings import Settings
 
@@ -110,8 +113,9 @@ class Judged:
 
 
 def ask_street(run: StreetRun, truth: StreetTruth, half: str) -> list[Judged]:
+    """The half's cases; the development half with the extension (``STREET_DEV_EXTRA``)."""
     judged = []
-    for case in STREET_BANK:
+    for case in [*STREET_BANK, *STREET_DEV_EXTRA]:
         if case.half == half:
             answer = answer_question(run.world, case.question)
             trusted = not citation_problems(answer, run)
@@ -150,6 +154,18 @@ def test_the_street_bank_is_big_and_split_by_the_fixed_rule() -> None:
 def test_every_check_has_a_truth() -> None:
     truth = load_street_truth()
     assert all(c.check.expect(truth) for c in STREET_BANK)  # NobodyIn asserts nobody wears it
+
+
+def test_the_street_extension_is_new_and_never_held_out() -> None:
+    extension = [c.question for c in STREET_DEV_EXTRA]
+    known = {c.question for c in STREET_BANK} | {
+        c.question for c in [*WORDS_BANK, *BANK, *DEV_EXTRA]
+    }
+    assert len(extension) >= 100 and len(set(extension)) == len(extension)
+    assert not known & set(extension)
+    assert all(c.half == "dev" for c in STREET_DEV_EXTRA)
+    assert sum(not c.check.answerable for c in STREET_DEV_EXTRA) >= 25
+    assert all(c.check.expect(load_street_truth()) for c in STREET_DEV_EXTRA)
 
 
 @pytest.mark.slow

@@ -23,10 +23,12 @@ from synthetic import demo_scene, ground_truth, lobby_scene
 from tests.ask.bank import BANK, DEV_EXTRA, Case, half_of, hall_scene, judge
 from tests.ask.conftest import Processed, process_scene
 from tests.ask.demo_set import DEMO_SET, VERBATIM
+from tests.ask.street_bank import STREET_BANK
 from tests.ask.test_bank import Judged, figures_of, print_rows
 from tests.ask.test_eval import citation_problems
 from tests.ask.words_bank import TITLES, WORDS_BANK
 from tests.ask.words_checks import nobody_runs, truth_of
+from tests.ask.words_dev_extra import WORDS_DEV_EXTRA
 
 # Floors at the level measured once, on the engine of main 7e100b8 (before it took a title or
 # learned these words): held 21/125 answerable right (16.8 %), 4 wrong; dev 23/112 (20.5 %),
@@ -88,6 +90,18 @@ def test_every_case_holds_on_its_scenes_truth() -> None:
     assert nobody_runs(demo) and all(nobody_runs(truth_of(s)) for s in TITLES)
 
 
+def test_the_words_extension_is_new_and_never_held_out() -> None:
+    extension = {c.question for c in WORDS_DEV_EXTRA}
+    known = {c.question for c in [*WORDS_BANK, *BANK, *DEV_EXTRA]} | {
+        c.question for c in STREET_BANK
+    }
+    assert len(extension) >= 100 and not known & extension
+    assert len({(c.scene, c.question) for c in WORDS_DEV_EXTRA}) == len(WORDS_DEV_EXTRA)
+    assert all(c.half == "dev" for c in WORDS_DEV_EXTRA)
+    assert len({c.question for c in WORDS_DEV_EXTRA if not c.check.answerable}) >= 20
+    assert not [c for c in WORDS_DEV_EXTRA if "CASE IS WRONG" in c.check.expect(truth_of(c.scene))]
+
+
 def test_the_judging_set_is_the_issues() -> None:
     questions = [q for q, _ in DEMO_SET]
     assert len(questions) == len(set(questions)) == 22
@@ -99,8 +113,9 @@ def test_the_judging_set_is_the_issues() -> None:
 
 
 def ask_words(runs: dict[str, Processed], half: str) -> list[Judged]:
+    """The half's cases; the development half with the extension (``WORDS_DEV_EXTRA``)."""
     judged = []
-    for case in WORDS_BANK:
+    for case in [*WORDS_BANK, *WORDS_DEV_EXTRA]:
         if case.half != half:
             continue
         run = runs[case.scene]
