@@ -11,11 +11,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from ask.identities import identities_of
 from ask.intent import Intent
-from ask.select import colour_of, headed, in_window, matches
+from ask.select import colour_of, events_for, overlaps, things_for
 from ask.types import Citation, Claim, fmt_time
-from ask.world import PARTS, TEXT, Event, RunWorld, Thing
+from ask.world import TEXT, Event, RunWorld, Thing
 
 MAX_LISTED = 12  # items named one by one; the rest are counted (and still cited)
 
@@ -23,10 +22,6 @@ MAX_LISTED = 12  # items named one by one; the rest are counted (and still cited
 def _cap(text: str) -> str:
     """The first letter upper case (``str.capitalize`` would lower the rest: quoted text, ids)."""
     return text[:1].upper() + text[1:]
-
-
-def _in_window(start: float, end: float, window: tuple[float, float] | None) -> bool:
-    return window is None or (end >= window[0] and start <= window[1])
 
 
 def describe(thing: Thing) -> str:
@@ -43,62 +38,6 @@ def describe(thing: Thing) -> str:
         named = f"{colour} {noun}"
     article = "an" if named[0] in "aeiou" else "a"
     return f"{article} {named} ({thing.object_id})"
-
-
-def things_for(world: RunWorld, intent: Intent) -> list[Thing]:
-    """The objects the question is about, in order of appearance."""
-    if intent.subject == TEXT:
-        pool = world.texts
-    elif intent.subject in {"object", "scene_change"}:
-        pool = world.physical
-    else:
-        pool = [t for t in world.things if t.cls == intent.subject]
-    if intent.new:  # "new people": each thing's first appearance only
-        firsts = {group[0].object_id for group in identities_of(pool)}
-        pool = [t for t in pool if t.object_id in firsts]
-    if intent.zone and intent.window is not None and world.in_zone:  # in it during the window
-        pool = [t for t in pool if _in_zone_during(world, t, intent.zone, intent.window)]
-    elif intent.zone:
-        pool = [t for t in pool if intent.zone in t.zones]
-    if intent.quoted and intent.subject == TEXT:
-        wanted = "".join(intent.quoted.split()).casefold()
-        pool = [t for t in pool if wanted in "".join((t.text or "").split()).casefold()]
-    kept = [t for t in pool if matches(t, intent, direction=False)]
-    if intent.qualifiers.direction is not None:
-        kept = headed(kept, intent.qualifiers.direction)
-    return [t for t in kept if in_window(t, intent)]
-
-
-def _in_zone_during(world: RunWorld, thing: Thing, zone: str, window: tuple[float, float]) -> bool:
-    stretches = world.in_zone.get(thing.object_id, ())
-    return any(z == zone and _in_window(a, b, window) for z, a, b in stretches)
-
-
-def events_for(world: RunWorld, intent: Intent, kinds: Sequence[str]) -> list[Event]:
-    """The events of ``kinds`` the question is about (zone, window and subject class)."""
-    chosen = []
-    typed = [e for kind in kinds for e in world.events_by_type.get(kind, ())]
-    if len(kinds) > 1:
-        typed.sort(key=lambda e: e.t_s)  # stable: each type's list is in time order
-    for event in typed:
-        if not _in_window(event.t_s, event.end_s or event.t_s, intent.window):
-            continue
-        if intent.zone and event.zone != intent.zone:
-            continue
-        least = intent.qualifiers.min_s
-        if least is not None and event.end_s is not None and event.end_s - event.t_s < least:
-            continue
-        thing = world.by_id.get(event.object_id or "")
-        if thing is not None and not matches(thing, intent):
-            continue
-        if intent.subject == "object" and thing is not None and thing.cls in PARTS:
-            continue  # a face appearing is not one more object
-        if intent.subject not in {"object", TEXT, "scene_change"} and (
-            thing is None or thing.cls != intent.subject
-        ):
-            continue
-        chosen.append(event)
-    return chosen
 
 
 def _list(items: Sequence[str]) -> str:
@@ -185,7 +124,7 @@ def _firsts(world: RunWorld, intent: Intent) -> list[_Found]:
             (t.first_s, t.evidence_id, partial(_thing_claim_at, world, t, "appeared", t.first_s))
             for t in things_for(world, intent)
         ]
-    elif kinds == ("disappear",):
+    elif kinds == ("disappear",):  # going out of the picture, not being lost inside it
         found = [
             (
                 t.last_s,
@@ -193,6 +132,7 @@ def _firsts(world: RunWorld, intent: Intent) -> list[_Found]:
                 partial(_thing_claim_at, world, t, "was last seen", t.last_s),
             )
             for t in things_for(world, intent)
+            if world.went_out(t)
         ]
     else:
         found = [
@@ -323,7 +263,7 @@ def between(world: RunWorld, intent: Intent) -> list[Claim]:
     events = [
         e
         for e in world.events
-        if e.type in kinds and _in_window(e.t_s, e.end_s or e.t_s, intent.window)
+        if e.type in kinds and overlaps(e.t_s, e.end_s or e.t_s, intent.window)
     ]
     claims = [event_claim(world, e) for e in events[:MAX_LISTED]]
     if len(events) > MAX_LISTED:

@@ -7,19 +7,15 @@ list and "how many" say the same number in the same unit.
 
 from __future__ import annotations
 
-from ask.compose import (
-    MAX_LISTED,
-    VERB,
-    event_claim,
-    event_claims,
-    events_for,
-    thing_claim,
-    things_for,
-)
+import dataclasses
+import itertools
+
+from ask.compose import MAX_LISTED, VERB, event_claim, event_claims, thing_claim
 from ask.identities import IDENTITIES, Nouns, count_claims, identities_of
 from ask.intent import Intent
+from ask.select import events_for, things_for
 from ask.types import Claim
-from ask.world import TEXT, Event, RunWorld
+from ask.world import TEXT, Event, RunWorld, Thing
 
 
 def _noun(intent: Intent, n: int) -> str:
@@ -63,6 +59,9 @@ def count(world: RunWorld, intent: Intent) -> list[Claim]:
         where += f" and went {intent.qualifiers.direction}"
     listed = [thing_claim(world, t) for t in things[:MAX_LISTED]]
     if intent.presence and intent.window is not None:  # different things there at the time
+        hidden = hidden_during(world, intent, intent.window)
+        if hidden:
+            return _there(world, intent, identities_of(things), hidden, where)
         groups = identities_of(things)
         n, cites = len(groups), tuple(world.cite(g[0].evidence_id) for g in groups)
     elif intent.counting:
@@ -97,3 +96,46 @@ def _doers(world: RunWorld, intent: Intent, events: list[Event], verb: str) -> l
 
 def listing(world: RunWorld, intent: Intent) -> list[Claim]:
     return count(world, intent)
+
+
+def hidden_during(world: RunWorld, intent: Intent, window: tuple[float, float]) -> list[Thing]:
+    """The things not in view during ``window`` that were there all the same: lost from view
+    inside the picture before it and found again inside the picture after it, as the same
+    thing (identity). Each is given by its sighting before the gap."""
+    anyone = dataclasses.replace(intent, window=None)
+    hidden = []
+    for group in identities_of(things_for(world, anyone)):
+        for before, after in itertools.pairwise(group):
+            gap = before.last_s < window[0] and after.first_s > window[1]
+            inside = before.ends_at_edge is False and after.starts_at_edge is False
+            if gap and inside:
+                hidden.append(before)
+    return hidden
+
+
+def _there(
+    world: RunWorld, intent: Intent, seen: list[list[Thing]], hidden: list[Thing], where: str
+) -> list[Claim]:
+    """How many were there: those in view, and those hidden between two sightings."""
+    n, k = len(seen), len(hidden)
+    total = n + k
+    in_view = tuple(world.cite(g[0].evidence_id) for g in seen)
+    lost = tuple(world.cite(t.evidence_id) for t in hidden)
+    noun = _noun(intent, total)
+    claims = [
+        Claim(f"{total} {noun} were there{where}.", in_view + lost, counts=(total,), counted=total)
+    ]
+    if n:
+        verb = "was" if n == 1 else "were"
+        claims.append(Claim(f"{n} {verb} in view.", in_view, counts=(n,), counted=n))
+    verb = "was" if k == 1 else "were"
+    claims.append(
+        Claim(
+            f"{k} {verb} lost from view inside the picture then (hidden or not found) and "
+            "found again inside it later.",
+            lost,
+            counts=(k,),
+            counted=k,
+        )
+    )
+    return claims + [thing_claim(world, t) for t in hidden[:MAX_LISTED]]

@@ -11,9 +11,10 @@ boxes close, ``tasks.world_state``) between two of the question's things that la
 
 from __future__ import annotations
 
-from ask.compose import MAX_LISTED, capitalised, describe, things_for
+from ask.compose import MAX_LISTED, capitalised, describe
 from ask.intent import Intent
 from ask.pace import moved
+from ask.select import things_for
 from ask.types import Claim, fmt_time
 from ask.world import RunWorld, Thing
 

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Sequence
 from typing import Protocol
 
-from ask.compose import COMPOSERS, cites_of, things_for
+from ask.compose import COMPOSERS, cites_of
 from ask.counting import count, listing
 from ask.crowd import peak, together
 from ask.guardrail import passing
@@ -20,7 +20,7 @@ from ask.intent import Intent, parse_question
 from ask.pace import RUN_SIZES_PER_S, pace, ran
 from ask.places import title_words
 from ask.qualifiers import FILLERS
-from ask.select import measures_colour, why_no_colours
+from ask.select import measures_colour, things_for, why_no_colours
 from ask.shapes import (
     answers_negation,
     colour,

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ask.identities import APPEARANCE_WORDS, PASSING_WORDS, counting_of
+from ask.identities import APPEARANCE_WORDS, IDENTITIES, PASSING_WORDS, counting_of
 from ask.pace import MOVING, ROUTE, RUNNING
 from ask.places import Places, read_places
 from ask.qualifiers import (
@@ -197,7 +197,16 @@ _PLAIN = (
     (re.compile(r"\bhalf an? (min(?:ute)?)\b"), r"30 seconds"),
     (re.compile(r"\ban? (min(?:ute)?|hour)\b"), r"1 \1"),
     (re.compile(r"\b((?:stand|stood|wait|linger|loiter)\w*) (?:around|about)\b"), r"\1"),
-    (re.compile(r"\bh[au]ng(?:s|ing|ed)? (?:around|about|out)\b"), "waited"),
+    (re.compile(r"\bh[au]ng(?:s|ing|ed)? (?:around|about|out)\b"), "stayed"),
+    (re.compile(r"\b(left|right)-to-(left|right)\b"), r"\1 to \2"),
+    (
+        re.compile(
+            r"\b(?:the )?(?:largest|biggest|greatest|highest|maximum|max) (?:number|count|amount)"
+            r" of\b"
+        ),
+        "the most",
+    ),
+    (re.compile(r"\b(?:the )?(?:biggest|largest) crowd\b"), "the most crowded"),
 )
 
 
@@ -247,6 +256,9 @@ def parse_question(
     came_from = zone is not None and re.search(rf"\bfrom (?:the )?{re.escape(zone.lower())}\b", q)
     if came_from:  # where a thing came in from is not a zone it was in: not measured
         return Intent("not_understood", subject=subject, unknown_word=came_from.group(0))
+    if kind in {"first", "last"} and re.search(r"\bfirst\b", q) and re.search(r"\blast\b", q):
+        # "when does the last person to arrive first appear": two orders, one answer
+        return Intent("not_understood", subject=subject, unknown_word="first ... last")
     views = _VIEWS.search(q)
     if views:  # the run counts changes of view, not views: refused, not miscounted
         return Intent("not_understood", subject="scene_change", unknown_word=views.group(1))
@@ -267,7 +279,7 @@ def parse_question(
     counts_things = kind == "count" and subject not in {"text", "scene_change"}
     return Intent(
         kind,
-        counting=counting_of(q) if counts_things else None,
+        counting=_counting(q, action) if counts_things else None,
         subject=subject,
         action=action,
         zone=zone,
@@ -283,6 +295,13 @@ def parse_question(
         new=bool(re.search(r"\bnew\b", q)) and subject not in {"text", "scene_change"},
         still=bool(re.search(_STILL, q)),
     )
+
+
+def _counting(q: str, action: str | None) -> str | None:
+    """What a count of things counts: identities or appearances (coming into view); a count
+    of what things did ("how many people stopped") counts identities, or times (None)."""
+    counting = counting_of(q)
+    return counting if action in {None, "appear"} or counting == IDENTITIES else None
 
 
 def _seen_last(q: str) -> bool:
@@ -315,6 +334,8 @@ def _kind(kind: str, qualifiers: Qualifiers, q: str, action: str | None, subject
         return "summary"
     if kind == "unknown" and qualifiers.direction:
         return "list"
+    if kind == "unknown" and at_a_moment(q) and action in {None, "appear"}:
+        return "count"  # terse: "people in frame at 19s?" asks how many were there
     if kind == "unknown" and (action in {"appear", "dwell"} or re.search(PRESENCE, q)):
         return "list" if re.match(r"(?:what|which)\b", q) else "exists"
     if kind == "unknown" and action is None and subject == "text":

@@ -3,10 +3,12 @@ meaning (coming into view in it, going out of view in it, or being in view durin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ask.identities import identities_of
 from ask.intent import Intent
 from ask.pace import moved, ran
-from ask.world import RunWorld, Thing
+from ask.world import PARTS, TEXT, Event, RunWorld, Thing
 
 MIN_COLOUR_CONFIDENCE = 0.2  # below this a measured colour is not claimed
 MIN_HEADING = 0.15  # frame widths of net travel before an object "moved left/right"
@@ -90,3 +92,66 @@ def in_window(thing: Thing, intent: Intent) -> bool:
     if intent.action == "disappear":
         return window[0] <= thing.last_s <= window[1]
     return thing.last_s >= window[0] and thing.first_s <= window[1]
+
+
+def things_for(world: RunWorld, intent: Intent) -> list[Thing]:
+    """The objects the question is about, in order of appearance."""
+    if intent.subject == TEXT:
+        pool = world.texts
+    elif intent.subject in {"object", "scene_change"}:
+        pool = world.physical
+    else:
+        pool = [t for t in world.things if t.cls == intent.subject]
+    if intent.new:  # "new people": each thing's first appearance only
+        firsts = {group[0].object_id for group in identities_of(pool)}
+        pool = [t for t in pool if t.object_id in firsts]
+    if intent.zone and intent.window is not None and world.in_zone:  # in it during the window
+        pool = [t for t in pool if _in_zone_during(world, t, intent.zone, intent.window)]
+    elif intent.zone:
+        pool = [t for t in pool if intent.zone in t.zones]
+    if intent.quoted and intent.subject == TEXT:
+        wanted = "".join(intent.quoted.split()).casefold()
+        pool = [t for t in pool if wanted in "".join((t.text or "").split()).casefold()]
+    kept = [t for t in pool if matches(t, intent, direction=False)]
+    if intent.qualifiers.direction is not None:
+        kept = headed(kept, intent.qualifiers.direction)
+    return [t for t in kept if in_window(t, intent)]
+
+
+def _in_zone_during(world: RunWorld, thing: Thing, zone: str, window: tuple[float, float]) -> bool:
+    stretches = world.in_zone.get(thing.object_id, ())
+    return any(z == zone and overlaps(a, b, window) for z, a, b in stretches)
+
+
+def events_for(world: RunWorld, intent: Intent, kinds: Sequence[str]) -> list[Event]:
+    """The events of ``kinds`` the question is about (zone, window and subject class)."""
+    chosen = []
+    typed = [e for kind in kinds for e in world.events_by_type.get(kind, ())]
+    if len(kinds) > 1:
+        typed.sort(key=lambda e: e.t_s)  # stable: each type's list is in time order
+    for event in typed:
+        if not overlaps(event.t_s, event.end_s or event.t_s, intent.window):
+            continue
+        if intent.zone and event.zone != intent.zone:
+            continue
+        least = intent.qualifiers.min_s
+        if least is not None and event.end_s is not None and event.end_s - event.t_s < least:
+            continue
+        thing = world.by_id.get(event.object_id or "")
+        if thing is not None and not matches(thing, intent):
+            continue
+        if intent.subject == "object" and thing is not None and thing.cls in PARTS:
+            continue  # a face appearing is not one more object
+        if event.type == "disappear" and thing is not None and not world.went_out(thing):
+            continue  # lost from view inside the picture: it did not leave
+        if intent.subject not in {"object", TEXT, "scene_change"} and (
+            thing is None or thing.cls != intent.subject
+        ):
+            continue
+        chosen.append(event)
+    return chosen
+
+
+def overlaps(start: float, end: float, window: tuple[float, float] | None) -> bool:
+    """Whether ``start``..``end`` meets the window (no window: always)."""
+    return window is None or (end >= window[0] and start <= window[1])

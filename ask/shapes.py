@@ -13,16 +13,14 @@ from ask.compose import (
     capitalised,
     describe,
     event_claim,
-    events_for,
     lasting,
     prefixed,
     thing_claim,
-    things_for,
 )
 from ask.counting import count
 from ask.identities import IDENTITIES, identities_of
 from ask.intent import Intent
-from ask.select import colour_of
+from ask.select import colour_of, events_for, things_for
 from ask.types import Claim
 from ask.world import RunWorld, Thing
 

@@ -39,7 +39,8 @@ SHAPES: tuple[tuple[str, str], ...] = (
     ),
     (
         "duration",
-        r"\bhow long\b|\bfor how much time\b|\bduration\b|\blength of\b|\bwait(?:ing)? time\b",
+        r"\bhow long\b|\bfor how much time\b|\bduration\b|\blength of\b|\bwait(?:ing)? time\b"
+        r"|\bhow many (?:seconds|secs|minutes|mins)\b",
     ),
     ("count", r"\bhow many\b|\bnumber of\b|\bcount\b"),
     (

@@ -40,6 +40,8 @@ class Thing:
     speed: float | None = None  # frame widths a second, over its time in view
     heading_x: float | None = None  # net left-right travel, frame widths (negative: left)
     identity_id: str | None = None  # the thing it is an appearance of (schema version 4)
+    ends_at_edge: bool | None = None  # its last box at the picture's edge (None: not measured)
+    starts_at_edge: bool | None = None  # its first box at the picture's edge
 
     @property
     def seen_s(self) -> float:
@@ -96,6 +98,11 @@ class RunWorld:
     def texts(self) -> list[Thing]:
         return [t for t in self.things if t.cls == TEXT]
 
+    def went_out(self, thing: Thing) -> bool:
+        """Whether the thing left the picture (its last box at the edge) or was in view to the
+        end, rather than lost from view inside the picture (hidden, or no longer found)."""
+        return thing.ends_at_edge is not False or self.coverage.duration_s - thing.last_s < 1.0
+
     def cite(self, evidence_id: str) -> Citation:
         return self.spans[evidence_id]
 
@@ -131,6 +138,8 @@ def _thing(o: dict[str, Any], zones: dict[str, str]) -> Thing:
         attributes.get("speed"),
         attributes.get("heading_x"),
         o.get("identity_id"),
+        attributes.get("ends_at_edge"),
+        attributes.get("starts_at_edge"),
     )
 
 

@@ -163,8 +163,10 @@ OBJECTS = pa.schema(
             pa.string(),
             "A JSON object: zone_names, samples, and text for class 'text'; for physical "
             "objects also size (mean box area, share of the frame), speed (frame widths a "
-            "second, path over time in view) and heading_x (net left-right travel, frame "
-            "widths: negative is to the left).",
+            "second, path over time in view), heading_x (net left-right travel, frame "
+            "widths: negative is to the left), starts_at_edge and ends_at_edge (its first or "
+            "last box within its own width of a side or half its height of the top or bottom: "
+            "it came in or went out there; false: found or lost inside the picture).",
             nullable=False,
         ),
         _col("evidence_ids", _IDS, "Its evidence span (evidence.evidence_id).", nullable=False),

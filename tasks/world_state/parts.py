@@ -71,3 +71,11 @@ def part_of(
             }
         )
     return relations
+
+
+def class_attributes(vote: ClassVote | None, seen: float) -> dict[str, Any]:
+    """What an object's attributes say of its class vote: the share of looks that agreed, how
+    many looks voted, and the track's mean score."""
+    if vote is None:
+        return {}
+    return {"class_share": round(vote.share, 3), "class_looks": vote.looks, "seen": round(seen, 3)}

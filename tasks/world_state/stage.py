@@ -24,7 +24,8 @@ from tasks.sample.frames import Frames
 from tasks.track.classes import ClassVote
 from tasks.world_state.appearances import identities_of, number_appearances
 from tasks.world_state.colour import Frame, measure_colour
-from tasks.world_state.parts import FACE_CLASS, class_votes, part_of
+from tasks.world_state.motion import measured_motion
+from tasks.world_state.parts import FACE_CLASS, class_attributes, class_votes, part_of
 from tasks.world_state.trajectories import (
     FramePick,
     Track,
@@ -162,27 +163,6 @@ def _object_notes(track: Track, conf: float, cfg: WorldConfig) -> tuple[str, ...
     return tuple(notes)
 
 
-def _class_attributes(vote: ClassVote | None, seen: float) -> dict[str, Any]:
-    if vote is None:
-        return {}
-    return {"class_share": round(vote.share, 3), "class_looks": vote.looks, "seen": round(seen, 3)}
-
-
-def measured_motion(track: Track) -> dict[str, float]:
-    """Size, speed and heading of a physical track, in frame units (see ``OBJECTS.attributes``)."""
-    boxes = track.boxes.astype(np.float64)
-    size = float(np.mean((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])))
-    centres = track.centres.astype(np.float64)
-    path = float(np.sum(np.linalg.norm(np.diff(centres, axis=0), axis=1))) if len(centres) else 0.0
-    seen = float(track.t[-1] - track.t[0])
-    heading = float(centres[-1, 0] - centres[0, 0]) if len(centres) else 0.0
-    return {
-        "size": round(size, 5),
-        "speed": round(path / seen, 5) if seen > 0 else 0.0,
-        "heading_x": round(heading, 4),
-    }
-
-
 def _add_object(b: _Builder, track: Track) -> str:
     object_id = b.object_ids.get(track.track_id) or new_id("obj")
     vote = b.votes.get(object_id)
@@ -194,7 +174,7 @@ def _add_object(b: _Builder, track: Track) -> str:
     notes = _object_notes(track, conf, b.cfg)
     evidence_id = evidence_id_for(object_id)
     zones = [z.name for z in b.cfg.zones if zone_membership(track, z).any()]
-    attributes = {"zone_names": zones, "samples": len(track.t)} | _class_attributes(vote, seen)
+    attributes = {"zone_names": zones, "samples": len(track.t)} | class_attributes(vote, seen)
     colour = None
     if track.class_name != FACE_CLASS:
         attributes |= measured_motion(track)

@@ -8,6 +8,8 @@ from 5.0 s until A leaves at 10.0 s.
 
 from __future__ import annotations
 
+import dataclasses
+
 from ask.engine import answer_question
 from ask.pace import RUN_SIZES_PER_S, moved, pace
 from ask.types import Citation, Coverage
@@ -90,3 +92,13 @@ def test_a_place_word_is_the_video_and_a_part_says_the_whole_picture() -> None:
     assert lobby.claims[0].counts == plain.claims[0].counts == (4,)
     door = answer_question(world(), "did someone wait by the door?")
     assert door.grounded and 'no zone named "door"' in door.answer
+
+
+def test_a_person_lost_inside_the_picture_did_not_leave() -> None:
+    """A's track ends at 10 s away from any edge (lost behind B, say): the first to leave the
+    picture is B at 12 s, and A is not counted as leaving."""
+    lost = [dataclasses.replace(t, ends_at_edge=t.object_id != "obj_a") for t in THINGS]
+    answer = answer_question(world(lost), "When did the first person leave?")
+    assert answer.grounded and answer.claims[0].times == (12.0,) and "obj_b" in answer.answer
+    everyone = answer_question(world(THINGS), "When did the first person leave?")
+    assert everyone.claims[0].times == (10.0,)  # unmeasured edges: every end is a leaving

@@ -10,6 +10,7 @@ A story at 5 fps over 15 s with the default zones (left, center, right thirds):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -372,3 +373,25 @@ def test_two_brief_passes_are_not_near() -> None:
     tracks = Detections.concatenate([to_detections([still]), passer])
     world = build_world_state(tracks, frame_rows(50), CONFIG)
     assert [r for r in world.relations if r["predicate"] == "near"] == []
+
+
+def test_a_track_that_ends_at_the_edge_went_out_and_one_lost_inside_did_not() -> None:
+    """The exit walks out through the right side (its last box 0.02 from it, under its own
+    width 0.06); the stander vanishes mid-picture (lost from view, not gone); the entrant comes
+    in at the left side."""
+    exit_ = Walk("exit", 7, 0, 11, (0.5, 0.5), (0.045, 0.0))  # last centre 0.95, box to 0.98
+    entrant = Walk("entrant", 8, 0, 11, (0.04, 0.5), (0.02, 0.0))  # first box from 0.01
+    world = build((exit_, STANDER, entrant), frame_rows(76))
+    names = Names.of_world(world, (exit_, STANDER, entrant))
+    edges = {
+        names.of[o["object_id"]]: (
+            json.loads(o["attributes"])["starts_at_edge"],
+            json.loads(o["attributes"])["ends_at_edge"],
+        )
+        for o in world.objects
+    }
+    assert edges == {
+        "exit": (False, True),
+        "stander": (False, False),
+        "entrant": (True, False),
+    }
