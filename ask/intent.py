@@ -16,6 +16,7 @@ from functools import lru_cache
 from ask.identities import APPEARANCE_WORDS, IDENTITIES, PASSING_WORDS, counting_of
 from ask.pace import MOVING, ROUTE, RUNNING
 from ask.places import Places, read_places
+from ask.plain import plain
 from ask.qualifiers import (
     FILLERS,
     Qualifiers,
@@ -135,8 +136,11 @@ def _subject(q: str, known: frozenset[str]) -> tuple[str, str | None]:
     People ("people", "pedestrians", "someone"...) are the ``person`` class when the run's
     detectors name people; otherwise they are moving objects (with a caveat, see the engine).
     """
+    named = next(
+        (w for w in re.findall(r"[a-z]+", q) if w in NAMED_THINGS and w not in known), None
+    )
     if "person" in known and re.search(PEOPLE, q):
-        return "person", None
+        return "person", named  # "did anyone carry a suitcase": a suitcase is still unseen
     for word in re.findall(r"[a-z]+", q):
         singular = word[:-1] if word.endswith("s") and word[:-1] in known else word
         if singular in known and singular not in {"motion", "text"}:
@@ -192,30 +196,6 @@ def _shape(q: str) -> str:
     return next((k for k, pattern in SHAPES if re.search(pattern, shaped)), "unknown")
 
 
-# Phrasings rewritten to the reader's words before it reads: lengths in words, "stand around".
-_PLAIN = (
-    (re.compile(r"\bhalf an? (min(?:ute)?)\b"), r"30 seconds"),
-    (re.compile(r"\ban? (min(?:ute)?|hour)\b"), r"1 \1"),
-    (re.compile(r"\b((?:stand|stood|wait|linger|loiter)\w*) (?:around|about)\b"), r"\1"),
-    (re.compile(r"\bh[au]ng(?:s|ing|ed)? (?:around|about|out)\b"), "stayed"),
-    (re.compile(r"\b(left|right)-to-(left|right)\b"), r"\1 to \2"),
-    (
-        re.compile(
-            r"\b(?:the )?(?:largest|biggest|greatest|highest|maximum|max) (?:number|count|amount)"
-            r" of\b"
-        ),
-        "the most",
-    ),
-    (re.compile(r"\b(?:the )?(?:biggest|largest) crowd\b"), "the most crowded"),
-)
-
-
-def _plain(q: str) -> str:
-    for pattern, replacement in _PLAIN:
-        q = pattern.sub(replacement, q)
-    return q
-
-
 def parse_question(
     question: str, known: frozenset[str], zones: list[str], title: tuple[str, ...] = ()
 ) -> Intent:
@@ -223,7 +203,7 @@ def parse_question(
     whose title's place words are ``title`` (``ask.places.title_words``)."""
     quoted = _quoted(question)
     asked = question if quoted is None else question.replace(quoted, " ")
-    q = _plain(" ".join(asked.lower().replace("\u2019", "'").split()))
+    q = plain(" ".join(asked.lower().replace("\u2019", "'").split()))
     moving, running = bool(re.search(MOVING, q)), re.search(RUNNING, q)  # before "through X"
     place, q = read_places(q, title, zones)
     q = _corrected(re.sub(r"\bhw\b", "how", q), zones, known)
@@ -246,6 +226,7 @@ def parse_question(
         or (kind == "between" and find_window(q) is not None)
         or subject not in {"object", "text"}
         or kind in {"peak", "together"}
+        or bool(place.setting)
         or any(re.search(pattern, q) for _, pattern in ACTIONS)
         or moving
         or running
@@ -391,4 +372,5 @@ def _left_over(q: str, zones: list[str], known: frozenset[str]) -> list[str]:
     patterns += [_ZONE_WORDS, APPEARANCE_WORDS, PASSING_WORDS, MOVING, ROUTE, RUNNING]
     patterns += [rf"\b{re.escape(z.lower())}\b" for z in zones]
     patterns += [rf"\b{re.escape(k)}s?\b" for k in known]
-    return windowing + [w for w in left_over(consume(q, patterns)) if w not in FILLERS]
+    # the content words first: the word named in a refusal is the one that matters most
+    return [w for w in left_over(consume(q, patterns)) if w not in FILLERS] + windowing

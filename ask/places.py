@@ -74,6 +74,7 @@ PARTS = words(
     r"curbs?",
     r"lawns?",
     r"grass",
+    r"walls?",
 )
 # Prepositions that put something at a place: consumed with it.
 _AT_PLACE = (

@@ -52,7 +52,7 @@ DIRECTION = re.compile(
     r"\b(?:from )?(?P<a>left|right) to (?:the )?(?P<b>left|right)\b"
     r"|\b(?P<w>left|right)wards?\b"
     r"|\b(?:mov\w*|went|go(?:es|ing)?|walk\w*|head\w*|travel\w*|cross\w*)"
-    r"(?: (?:to|towards|toward) the| to)? (?P<m>left|right)\b"
+    r"(?: (?:off|away|over|out))?(?: (?:to|towards|toward) the| to)? (?P<m>left|right)\b"
 )
 FROM_TO = re.compile(
     r"\b(?:from )?(?:the )?(?P<a>left|right)(?: (?:side|edge|end|part|hand side)"
@@ -96,7 +96,8 @@ FILLERS = frozenset(
         object objects item items moving mover movers move moved moves movement new first last
         very whole entire point moment second seconds minute minutes mark part say that's what's
         whats there's let's yes no not never none nothing nobody without roughly approximately
-        approx altogether s sec secs min mins am pm kind sort tl dr tldr describe summary
+        approx altogether pls plz cam here s sec secs min mins am pm kind sort tl dr tldr
+        describe summary
         summarise summarize overview recap distinct different separate unique individual place
         anywhere somewhere read reads saying says shown showing displayed through changed
         changes

@@ -42,7 +42,7 @@ SHAPES: tuple[tuple[str, str], ...] = (
         r"\bhow long\b|\bfor how much time\b|\bduration\b|\blength of\b|\bwait(?:ing)? time\b"
         r"|\bhow many (?:seconds|secs|minutes|mins)\b",
     ),
-    ("count", r"\bhow many\b|\bnumber of\b|\bcount\b"),
+    ("count", r"\bhow many\b|\bnumber of\b|\bcount\b|\bhow often\b"),
     (
         "text",
         either(
@@ -55,7 +55,10 @@ SHAPES: tuple[tuple[str, str], ...] = (
             r"what is (?:on|shown on) the (?:sign|screen)",
         ),
     ),
-    ("zone", r"\bwhich (?:zones?|area|part|side)\b|\bwhere\b|\bin what (?:zone|area)\b"),
+    (
+        "zone",
+        r"\bwhich (?:zones?|area|part|side)\b|\bwhere(?:abouts)?\b|\bin what (?:zone|area)\b",
+    ),
     ("first", r"\bfirst\b|\bearliest\b"),
     ("last", r"\blast\b|\blatest\b|\bfinal\b"),
     (
@@ -343,7 +346,9 @@ NEGATION = re.compile(
 # Words that ask for a summary of the whole video.
 SUMMARY_WORDS = re.compile(r"\b(?:summar\w*|tl;?dr|overview|recap|rundown|run-down|gist|sum up)\b")
 # How long a summary should be ("a quick recap") changes what is said, not what is true.
-SUMMARY_STYLE = re.compile(r"\b(?:quick|short|brief)\s+(?:summar\w*|overview|recap)\b")
+SUMMARY_STYLE = re.compile(
+    r"\b(?:quick|short|brief)\s+(?:summar\w*|overview|recap|rundown)\b|\bin short\b"
+)
 
 # Being there, as opposed to coming into view.
 PRESENCE = (
