@@ -240,6 +240,10 @@ def parse_question(
     if kind in {"first", "last"} and re.search(r"\bfirst\b", q) and re.search(r"\blast\b", q):
         # "when does the last person to arrive first appear": two orders, one answer
         return Intent("not_understood", subject=subject, unknown_word="first ... last")
+    named_zone = re.search(r"\b(?:zone|area|region) ([a-z]|\d{1,3})\b", q)
+    if named_zone and named_zone.group(1) not in {z.lower() for z in zones}:
+        # "zone B": a zone this run does not have (a letter is no word the reader drops)
+        return Intent("not_understood", subject=subject, unknown_word=named_zone.group(0))
     views = _VIEWS.search(q)
     if views:  # the run counts changes of view, not views: refused, not miscounted
         return Intent("not_understood", subject="scene_change", unknown_word=views.group(1))

@@ -15,7 +15,7 @@ _NUMBERS = {
     "thirty": 30, "forty": 40, "forty-five": 45, "fifty": 50, "sixty": 60, "ninety": 90,
 }  # fmt: skip
 _UNIT = r"(?=\s*(?:s|sec|secs|seconds?|min|mins|minutes?)\b)"
-_NUMBER_WORDS = re.compile(rf"\b({'|'.join(sorted(_NUMBERS, key=len, reverse=True))}){_UNIT}")
+_NUMBER_WORDS = re.compile(rf"\b({'|'.join(sorted(_NUMBERS, key=len, reverse=True))})\b{_UNIT}")
 _VIEW = r"(?:view|shot|camera|angle|scene|picture|image)s?"
 _OTHER = r"(?:another|a different|a new|the next|the other|a second)"
 
@@ -39,17 +39,24 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bfrom one side(?: of (?:the |this )?\w+)? to the other(?: side)?\b"), "across"),
     (re.compile(r"\b(?:at all|all the way|for a while|for some time)\b"), " "),
     (re.compile(r"\bturn(?:s|ed|ing)? up\b"), "appeared"),
-    (
-        re.compile(
-            rf"\b(?:switch|jump|flip|cut|change)\w*(?: over| back)? (?:to|into) {_OTHER} {_VIEW}"
-        ),
-        "the camera view changed",
-    ),
+    (re.compile(r"\bhead ?count\b"), "how many people"),
+    (re.compile(r"\bnew faces?\b"), "new person"),
+    (re.compile(r"\b(?:some|any|every)(one|body) else\b|\banother person\b"), "someone"),
+    (re.compile(r"\bst(?:ay|ayed|ays|aying) put\b"), "stood still"),
+    (re.compile(r"\bin (?:the same|one) (?:place|spot)\b"), " "),
+    (re.compile(r"\b(\d+(?:\.\d+)?)\s*(?:s|secs?|seconds?) in\b"), r"at \1 s"),
+    (re.compile(r"\bat the (\d+(?:\.\d+)?)[- ](?:s|secs?|seconds?) mark\b"), r"at \1 s"),
     (
         re.compile(
             rf"\b(after|before) the (?:switch|change|jump|cut)(?: (?:to|into) {_OTHER} {_VIEW})?"
         ),
         r"\1 the cut",
+    ),
+    (
+        re.compile(
+            rf"\b(?:switch|jump|flip|cut|change)\w*(?: over| back)? (?:to|into) {_OTHER} {_VIEW}"
+        ),
+        "the camera view changed",
     ),
 )
 

@@ -28,12 +28,14 @@ SHAPES: tuple[tuple[str, str], ...] = (
     (
         "peak",
         r"\bat (?:once|a time|the same time|one time|any (?:one )?(?:time|moment)|most)\b"
-        r"|\bsimultaneous\w*|\bmost (?:people|persons|objects|things|movers|figures|pedestrians)"
-        r"\b|\bmax(?:imum|imal)?\b|\bbusiest\b|\bpeak\b|\b(?:most |how )?crowded\b",
+        r"|\bsimultaneous\w*"
+        r"|\bmost (?:people|ppl|persons|objects|things|movers|figures|pedestrians)\b"
+        r"|\bmax(?:imum|imal)?\b|\bbusiest\b|\bpeak\b|\b(?:most |how )?crowded\b",
     ),
     (
         "together",
-        r"\btogether\b|\bin (?:a )?(?:groups?|pairs?)\b|\bside by side\b|\bas a (?:group|pair)\b"
+        r"\btogether\b|\bin (?:a )?(?:groups?|pairs?|twos|threes)\b|\bside by side\b"
+        r"|\bas a (?:group|pair)\b"
         r"|\bwith (?:each other|one another|someone|somebody|another (?:person|one))\b"
         r"|\bin company\b|\bgroups? of\b|\bcouples?\b",
     ),
@@ -144,7 +146,6 @@ ACTIONS: tuple[tuple[str, str], ...] = (
             r"step\w* in",
             r"c(?:atch|aught)",
             r"captur\w*",
-            r"film\w*",
             *["seen", "visible", "present", "there"],
         ),
     ),
@@ -186,6 +187,8 @@ PEOPLE_WORDS = (
     *[
         "someone",
         "somebody",
+        "everyone",
+        "everybody",
         "anyone",
         "anybody",
         "people",
@@ -196,7 +199,16 @@ PEOPLE_WORDS = (
         "woman",
         "women",
     ],
-    *["visitors?", "customers?", "walkers?", "pedestrians?", "individuals?", "ppl", "folks?"],
+    *[
+        "visitors?",
+        "customers?",
+        "walkers?",
+        "pedestrians?",
+        "individuals?",
+        "ppl",
+        "folks?",
+        "humans?",
+    ],
 )
 PHYSICAL = words(
     *[
@@ -317,6 +329,11 @@ UNSUPPORTED_ATTRIBUTES = (
         r"|\badults?\b|\belderly\b|\bteen\w*",
     ),
     ("intent", r"\bwhy\b"),
+    (
+        "when or where it was recorded",
+        r"\b(?:when|where|what (?:day|date|year|city|place)) (?:was|were|is) (?:this|it|the"
+        r" (?:video|clip|footage|recording)) (?:filmed|recorded|shot|taken|made)\b",
+    ),
     (
         "how the camera moved",
         r"\b(?:camera|view|picture|shot) (?:mov\w*|pan\w*|zoom\w*|tilt\w*|shak\w*|turn\w*"
