@@ -205,6 +205,9 @@ def parse_question(
     asked = question if quoted is None else question.replace(quoted, " ")
     q = plain(" ".join(asked.lower().replace("\u2019", "'").split()))
     moving, running = bool(re.search(MOVING, q)), re.search(RUNNING, q)  # before "through X"
+    vertical = _VERTICAL.search(q)  # up or down the picture: not measured ("down the hall" is)
+    if vertical:
+        return Intent("not_understood", unknown_word=vertical.group(1))
     place, q = read_places(q, title, zones)
     q = _corrected(re.sub(r"\bhw\b", "how", q), zones, known)
     q = re.sub(r"\bon (?:the )?screen\b", "in view", q)  # being visible, not a screen's text
@@ -300,9 +303,14 @@ _VIEWS = re.compile(
     r"(views?|shots?|angles?|cameras?|scenes?|camera angles?)\b(?! (?:change|switch|cut))"
 )
 _STILL = r"\b(?:stood|stand\w*|wait\w*|stop\w*|still|paus\w*|loiter\w*|linger\w*|idle|dwell\w*)\b"
+_VERTICAL = re.compile(
+    r"\b(?:mov|go|went|head|walk|travel|climb|ris|rose|drift|came|come)\w* "
+    r"(up|down|upwards?|downwards?|towards? the (?:camera|top|bottom)|away from the camera)\b"
+    r"(?! (?:the|this|a|that) )"
+)
 _NEVER_A_CORRECTION = frozenset({"left", "right", "center"})
 _LONG_FILLER = 7
-_UNIVERSAL = re.compile(r"\b(?:every|all|each|both|only)\b")
+_UNIVERSAL = re.compile(r"\b(?:every|everything|everyone|everybody|all|each|both|only)\b")
 _COMING = r"\b(?:appear\w*|show\w* up|arriv\w*|c[oa]me in\w*|enter\w*|new)\b"
 
 

@@ -39,6 +39,12 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bfrom one side(?: of (?:the |this )?\w+)? to the other(?: side)?\b"), "across"),
     (re.compile(r"\b(?:at all|all the way|for a while|for some time)\b"), " "),
     (re.compile(r"\bturn(?:s|ed|ing)? up\b"), "appeared"),
+    (re.compile(r"\bthe (?:whole|entire) (video|clip|footage|recording|scene)\b"), r"the \1"),
+    # "the whole time": all along, which no answer checks (it is left over, and refused)
+    (
+        re.compile(r"\b(?:the (?:whole|entire) time|all the time|the whole way through)\b"),
+        "throughout",
+    ),
     (re.compile(r"\bhead ?count\b"), "how many people"),
     (re.compile(r"\bnew faces?\b"), "new person"),
     (re.compile(r"\b(?:some|any|every)(one|body) else\b|\banother person\b"), "someone"),

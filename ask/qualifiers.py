@@ -90,7 +90,7 @@ FILLERS = frozenset(
         hi hello ok okay well um uh thanks thank kindly can't couldn't don't doesn't didn't
         isn't wasn't weren't aren't what which who whom when where how many much time times
         number count any anything something everything some every each all total overall up out
-        down over again still ever even like get got give see saw seen notice noticed spot
+        down over still ever even like get got give see saw seen notice noticed spot
         spotted find found happen happened happens going go went come came video clip footage
         recording frame frames scene shot camera picture view screen image one ones thing things
         object objects item items moving mover movers move moved moves movement new first last
@@ -143,8 +143,9 @@ def read_qualifiers(q: str) -> tuple[Qualifiers, str]:
             anchor, last_s = ("last", _seconds(last)) if last else (None, None)
     longer = LONGER.search(q)
     min_s = _seconds(longer) if longer else None
-    rest = q
-    patterns: list[str | re.Pattern[str]] = [LONGER, COLOUR, ASKS_COLOUR, FROM_TO, DIRECTION]
+    # One colour is read; a second ("red or blue") is left over and refused, not dropped.
+    rest = COLOUR.sub(" ", q, count=1)
+    patterns: list[str | re.Pattern[str]] = [LONGER, ASKS_COLOUR, FROM_TO, DIRECTION]
     patterns.append(ANCHORED)
     if colour is not None:
         patterns.append(CLOTHES)
