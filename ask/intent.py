@@ -243,8 +243,8 @@ def parse_question(
     if kind in {"first", "last"} and re.search(r"\bfirst\b", q) and re.search(r"\blast\b", q):
         # "when does the last person to arrive first appear": two orders, one answer
         return Intent("not_understood", subject=subject, unknown_word="first ... last")
-    named_zone = re.search(r"\b(?:zone|area|region) ([a-z]|\d{1,3})\b", q)
-    if named_zone and named_zone.group(1) not in {z.lower() for z in zones}:
+    named_zone = _unknown_zone(q, zones)
+    if named_zone:
         # "zone B": a zone this run does not have (a letter is no word the reader drops)
         return Intent("not_understood", subject=subject, unknown_word=named_zone.group(0))
     views = _VIEWS.search(q)
@@ -308,6 +308,30 @@ _VERTICAL = re.compile(
     r"(up|down|upwards?|downwards?|towards? the (?:camera|top|bottom)|away from the camera)\b"
     r"(?! (?:the|this|a|that) )"
 )
+_ZONE_NAMED = re.compile(
+    r"\b(?:zone|area|region|section) ([a-z]|\d{1,3})\b|\b([a-z]+) (?:zone|area|region|section)\b"
+)
+_NO_ZONE_NAME = frozenset(
+    re.findall(
+        r"\S+",
+        "the a an that this which what any each every same other one another its their middle"
+        " centre center left right side in on at into to from of near by through inside within"
+        " enter entered enters entering exit exits exited leave leaves left stop stopped waited"
+        " stood stayed was were is are",
+    )
+)
+
+
+def _unknown_zone(q: str, zones: list[str]) -> re.Match[str] | None:
+    """A zone the question names that the run does not have ("zone B", "the exit zone")."""
+    names = {z.lower() for z in zones}
+    for m in _ZONE_NAMED.finditer(q):
+        name = m.group(1) or m.group(2)
+        if name not in names and name not in _NO_ZONE_NAME:
+            return m
+    return None
+
+
 _NEVER_A_CORRECTION = frozenset({"left", "right", "center"})
 _LONG_FILLER = 7
 _UNIVERSAL = re.compile(r"\b(?:every|everything|everyone|everybody|all|each|both|only)\b")

@@ -81,6 +81,8 @@ _AT_PLACE = (
     r"(?:(?:in|on|at|by|near|through|across|along|into|from|around|past|outside|inside)\s+)?"
 )
 _ARTICLE = r"(?:(?:the|this|that|a|an|our|my)\s+)?"
+# "the lobby zone", "the door area" name a zone (the reader checks the run has it), not a place.
+_NOT_A_ZONE = r"(?! (?:zone|area|region|section)s?\b)"
 # Short title words that are no place ("a", "of") and the words the reader knows otherwise.
 _MIN_TITLE_WORD = 3
 
@@ -122,12 +124,12 @@ def read_places(
     setting: list[str] = []
     patterns = [SETTING, *(rf"\b{re.escape(w)}\b" for w in title)]
     for pattern in patterns:
-        for m in list(re.finditer(rf"{_AT_PLACE}{_ARTICLE}({pattern})", q)):
+        for m in list(re.finditer(rf"{_AT_PLACE}{_ARTICLE}({pattern}){_NOT_A_ZONE}", q)):
             if m.group(1) not in zone_words:
                 setting.append(m.group(1))
                 q = q.replace(m.group(0), " ", 1)
     part = None
-    for m in re.finditer(rf"{_AT_PLACE}{_ARTICLE}({PARTS})", q):
+    for m in re.finditer(rf"{_AT_PLACE}{_ARTICLE}({PARTS}){_NOT_A_ZONE}", q):
         word = m.group(1)
         if word in zone_words or (exit_text and word.startswith("exit")):
             continue

@@ -39,6 +39,8 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bfrom one side(?: of (?:the |this )?\w+)? to the other(?: side)?\b"), "across"),
     (re.compile(r"\b(?:at all|all the way|for a while|for some time)\b"), " "),
     (re.compile(r"\bturn(?:s|ed|ing)? up\b"), "appeared"),
+    # a return is not measured: "again" is left over, and the question refused
+    (re.compile(r"\b(?:for )?(?:a|the) (?:second|third|2nd|3rd|another) time\b"), "again"),
     (re.compile(r"\bthe (?:whole|entire) (video|clip|footage|recording|scene)\b"), r"the \1"),
     # "the whole time": all along, which no answer checks (it is left over, and refused)
     (
