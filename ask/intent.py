@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from ask.identities import APPEARANCE_WORDS, IDENTITIES, PASSING_WORDS, counting_of
 from ask.pace import MOVING, ROUTE, RUNNING
-from ask.places import Places, read_places
+from ask.places import PLACE_WORD, Places, read_places
 from ask.plain import plain
 from ask.qualifiers import (
     FILLERS,
@@ -300,7 +300,8 @@ def _seen_last(q: str) -> bool:
 
 _VIEWS = re.compile(
     r"\bhow many (?:different |distinct |separate )?(?:camera )?"
-    r"(views?|shots?|angles?|cameras?|scenes?|camera angles?)\b(?! (?:change|switch|cut))"
+    r"(views?|shots?|angles?|cameras?|scenes?|camera angles?|exits|entrances|ways (?:in|out))\b"
+    r"(?! (?:change|switch|cut))"
 )
 _STILL = r"\b(?:stood|stand\w*|wait\w*|stop\w*|still|paus\w*|loiter\w*|linger\w*|idle|dwell\w*)\b"
 _VERTICAL = re.compile(
@@ -367,7 +368,7 @@ def _corrected(q: str, zones: list[str], known: frozenset[str]) -> str:
     words = _vocabulary(known, tuple(zones))
     if all(w in words or len(w) < 5 for w in re.findall(r"[a-z][a-z']*", q)):
         return q  # nothing to correct (most questions): skip the reading below
-    unknown = frozenset(_left_over(q, zones, known))
+    unknown = frozenset(w for w in _left_over(q, zones, known) if not PLACE_WORD.fullmatch(w))
     return correct_typos(q, _targets(known), only=unknown)
 
 

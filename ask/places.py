@@ -77,9 +77,18 @@ PARTS = words(
     r"walls?",
 )
 # Prepositions that put something at a place: consumed with it.
+# A place word is read only where it places something: after a preposition ("in the lobby", "the
+# middle of the room"), a verb of going ("crossed the street", "left the room"), or naming the
+# camera ("the lobby cam"); "how many doors" or "the colour of the walls" ask about the place
+# itself, which no detector sees, and are left over (refused).
 _AT_PLACE = (
-    r"(?:(?:in|on|at|by|near|through|across|along|into|from|around|past|outside|inside)\s+)?"
+    r"(?:(?:in|on|at|by|near|through|throughout|across|along|into|from|around|past|outside"
+    r"|inside|within|onto|to|towards|toward|of)\s+"
+    r"|(?P<verb>(?:cross\w*|leav\w*|left|enter\w*|exit\w*|walk\w*|pass\w*|reach\w*|roam\w*"
+    r"|patrol\w*)\s+))"
 )
+# Every place word, to keep it from being "corrected" into another word ("walls" is no "walks").
+PLACE_WORD = re.compile(rf"{SETTING}|{PARTS}")
 _ARTICLE = r"(?:(?:the|this|that|a|an|our|my)\s+)?"
 # "the lobby zone", "the door area" name a zone (the reader checks the run has it), not a place.
 _NOT_A_ZONE = r"(?! (?:zone|area|region|section)s?\b)"
@@ -112,27 +121,25 @@ def title_words(title: str, known: frozenset[str]) -> tuple[str, ...]:
     return tuple(w for w in dict.fromkeys(found) if len(w) >= _MIN_TITLE_WORD and w not in known)
 
 
-def read_places(
-    q: str, title: tuple[str, ...], zones: list[str], exit_text: bool = False
-) -> tuple[Places, str]:
-    """The place words of lower-cased ``q`` and ``q`` with them consumed.
-
-    A word that names a zone is left for the zone reader. ``exit_text``: "exit" is also what a
-    sign reads ("EXIT 3"); a question about text keeps it.
-    """
+def read_places(q: str, title: tuple[str, ...], zones: list[str]) -> tuple[Places, str]:
+    """The place words of lower-cased ``q`` and ``q`` with them consumed (a word that names a
+    zone is left for the zone reader; a verb before the place stays: "left the room")."""
     zone_words = {z.lower() for z in zones}
     setting: list[str] = []
-    patterns = [SETTING, *(rf"\b{re.escape(w)}\b" for w in title)]
-    for pattern in patterns:
-        for m in list(re.finditer(rf"{_AT_PLACE}{_ARTICLE}({pattern}){_NOT_A_ZONE}", q)):
-            if m.group(1) not in zone_words:
-                setting.append(m.group(1))
-                q = q.replace(m.group(0), " ", 1)
+    for pattern in [SETTING, *(rf"\b{re.escape(w)}\b" for w in title)]:
+        # the setting needs no preposition ("when was the street busiest"), unless counted
+        placed = rf"\b{_AT_PLACE}?{_ARTICLE}({pattern}){_NOT_A_ZONE}"
+        for m in list(re.finditer(placed, q)):
+            word = m.group(2)
+            if word not in zone_words and not _COUNTED.search(q[: m.start(2)]):
+                setting.append(word)
+                q = q.replace(m.group(0), f" {m.group('verb') or ''} ", 1)
     part = None
-    for m in re.finditer(rf"{_AT_PLACE}{_ARTICLE}({PARTS}){_NOT_A_ZONE}", q):
-        word = m.group(1)
-        if word in zone_words or (exit_text and word.startswith("exit")):
-            continue
-        part = part or word
-        q = q.replace(m.group(0), " ", 1)
+    for m in re.finditer(rf"\b{_AT_PLACE}{_ARTICLE}({PARTS}){_NOT_A_ZONE}", q):
+        if m.group(2) not in zone_words:
+            part = part or m.group(2)
+            q = q.replace(m.group(0), f" {m.group('verb') or ''} ", 1)
     return Places(tuple(setting), part), q
+
+
+_COUNTED = re.compile(r"\b(?:how many|number of)(?: (?:different|distinct|separate|\w+))?\s*$")
