@@ -44,6 +44,7 @@ from ask.vocabulary import (
     WINDOW_WORDS,
 )
 from ask.windows import at_a_moment, find_window, unplaced_time, window_matches
+from ask.zones import unknown_zone, zone_named
 
 
 @dataclass(frozen=True)
@@ -172,24 +173,6 @@ def _action(q: str, zone: str | None) -> str | None:
     return action
 
 
-_SAME_ZONE = {"center": r"center|centre|middle"}  # the default zone and the words people use
-
-
-def _zone(q: str, zones: list[str]) -> str | None:
-    for zone in sorted(zones, key=len, reverse=True):
-        words = _SAME_ZONE.get(zone.lower(), re.escape(zone.lower()))
-        named = re.search(rf"\b(?:{words})\b", q)
-        # "left" is also a verb and "right" an adverb ("right after the cut"): either is the
-        # zone only when it reads as a place.
-        side = zone.lower()
-        place = side not in {"left", "right"} or re.search(
-            rf"\b{side} (?:zone|area|side|third|part)\b|\bzone {side}\b|\bthe {side}\b", q
-        )
-        if named and place:
-            return zone
-    return None
-
-
 def _shape(q: str) -> str:
     """The first shape ``q`` matches; "the first 10 s" names a window, not the first thing."""
     shaped = re.sub(rf"\b(?:first|opening)\s+{TIME}", " ", q)
@@ -236,17 +219,17 @@ def parse_question(
     )
     if not on_topic and qualifiers == Qualifiers():
         return Intent("off_topic")
-    zone = _zone(q, zones)
+    zone = zone_named(q, zones)
     came_from = zone is not None and re.search(rf"\bfrom (?:the )?{re.escape(zone.lower())}\b", q)
     if came_from:  # where a thing came in from is not a zone it was in: not measured
         return Intent("not_understood", subject=subject, unknown_word=came_from.group(0))
     if kind in {"first", "last"} and re.search(r"\bfirst\b", q) and re.search(r"\blast\b", q):
         # "when does the last person to arrive first appear": two orders, one answer
         return Intent("not_understood", subject=subject, unknown_word="first ... last")
-    named_zone = _unknown_zone(q, zones)
-    if named_zone:
+    named_zone = unknown_zone(q, zones)
+    if named_zone is not None:
         # "zone B": a zone this run does not have (a letter is no word the reader drops)
-        return Intent("not_understood", subject=subject, unknown_word=named_zone.group(0))
+        return Intent("not_understood", subject=subject, unknown_word=named_zone)
     views = _VIEWS.search(q)
     if views:  # the run counts changes of view, not views: refused, not miscounted
         return Intent("not_understood", subject="scene_change", unknown_word=views.group(1))
@@ -309,30 +292,6 @@ _VERTICAL = re.compile(
     r"(up|down|upwards?|downwards?|towards? the (?:camera|top|bottom)|away from the camera)\b"
     r"(?! (?:the|this|a|that) )"
 )
-_ZONE_NAMED = re.compile(
-    r"\b(?:zone|area|region|section) ([a-z]|\d{1,3})\b|\b([a-z]+) (?:zone|area|region|section)\b"
-)
-_NO_ZONE_NAME = frozenset(
-    re.findall(
-        r"\S+",
-        "the a an that this which what any each every same other one another its their middle"
-        " centre center left right side in on at into to from of near by through inside within"
-        " enter entered enters entering exit exits exited leave leaves left stop stopped waited"
-        " stood stayed was were is are",
-    )
-)
-
-
-def _unknown_zone(q: str, zones: list[str]) -> re.Match[str] | None:
-    """A zone the question names that the run does not have ("zone B", "the exit zone")."""
-    names = {z.lower() for z in zones}
-    for m in _ZONE_NAMED.finditer(q):
-        name = m.group(1) or m.group(2)
-        if name not in names and name not in _NO_ZONE_NAME:
-            return m
-    return None
-
-
 _NEVER_A_CORRECTION = frozenset({"left", "right", "center"})
 _LONG_FILLER = 7
 _UNIVERSAL = re.compile(r"\b(?:every|everything|everyone|everybody|all|each|both|only)\b")
