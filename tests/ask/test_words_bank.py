@@ -30,13 +30,15 @@ from tests.ask.words_bank import TITLES, WORDS_BANK
 from tests.ask.words_checks import nobody_runs, truth_of
 from tests.ask.words_dev_extra import WORDS_DEV_EXTRA
 
-# Floors at the level measured once, on the engine of main 7e100b8 (before it took a title or
-# learned these words): held 21/125 answerable right (16.8 %), 4 wrong; dev 23/112 (20.5 %),
-# 2 wrong; unanswerable refused or no 32/32 and 36/36; judging set 10/22 right, 0 wrong.
-# Raise them as the engine learns; issue 44's target for the judging set is >= 20 right, 0 wrong.
-MIN_ANSWERABLE_RIGHT = {"held": 0.16, "dev": 0.20}
-MAX_WRONG = {"held": 4, "dev": 2}
-MIN_DEMO_RIGHT, MAX_DEMO_WRONG = 10, 0
+# Floors at the level measured when issue 44's engine was done (docs/ask.md has the table).
+# First run, on the engine of main 7e100b8 (before it took a title or learned these words):
+# held 21/125 answerable right (16.8 %), 4 wrong; dev 23/112 (20.5 %), 2 wrong; judging set
+# 10/22 right, 0 wrong. Now: held 119/125 (95.2 %), 2 wrong (unanswerables answered: not
+# inspected, held out), 30/32; dev with its extension 276/288 (95.8 %), 0 wrong, 92/92;
+# judging set 22/22, 0 wrong (issue 44's target: >= 20 right, 0 wrong).
+MIN_ANSWERABLE_RIGHT = {"held": 0.95, "dev": 0.95}
+MAX_WRONG = {"held": 2, "dev": 0}
+MIN_DEMO_RIGHT, MAX_DEMO_WRONG = 20, 0
 TARGET_DEMO_RIGHT = 20
 
 
