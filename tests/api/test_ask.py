@@ -11,7 +11,7 @@ from storage.catalog.asks import AskLog
 from storage.catalog.database import Catalog
 from synthetic import ground_truth, lobby_scene
 from testkit.media_server import MediaServer
-from tests.api.helpers import add_video, expect_problem
+from tests.api.helpers import add_video, expect_problem, wait_done
 from ves.clock import now_rfc3339
 
 pytestmark = pytest.mark.slow
@@ -116,3 +116,27 @@ def test_asking_before_a_run_succeeded_or_another_tenants_video(
     _, video_id, _ = executed
     other = processing("other")
     expect_problem(other.post(f"/api/product/videos/{video_id}/ask", json=body), 404, "not_found")
+
+
+def test_the_videos_title_names_its_place_and_counts_agree(
+    processing: Any, lobby_media: MediaServer, executed: Executed
+) -> None:
+    """Issue 44 over HTTP: the title's words are "in this video" ("the atrium" of a video titled
+    "Atrium camera" narrows nothing), other videos do not know them, and the summary states the
+    number of different objects that "how many different objects" states."""
+    client = processing("acme")
+    response = client.post(
+        "/api/videos/add", json={"url": lobby_media.url("lobby.mp4"), "title": "Atrium camera"}
+    )
+    assert response.status_code == 201, response.text
+    atrium = response.json()["video_id"]
+    assert client.post(f"/api/product/videos/{atrium}/execute").status_code == 202
+    assert wait_done(client, atrium)["state"] == "succeeded"
+    question = "How many different objects moved through the atrium?"
+    answer = _ask(client, atrium, question)
+    assert answer["grounded"] and answer["interpreted"]["qualifiers"]["place"] == "atrium"
+    assert answer["answer"].startswith(f"{len(TRUTH.objects)} ")
+    _, lobby, _ = executed  # titled "lobby": "atrium" is a word it does not know
+    assert _ask(client, lobby, question)["refusal_reason"] == "not_understood"
+    summary = _ask(client, atrium, "Summarize what happens in the video.")
+    assert summary["answer"].split(" ", 1)[0] == answer["answer"].split(" ", 1)[0]
