@@ -230,85 +230,19 @@ PHYSICAL = words(
 PEOPLE = words(*PEOPLE_WORDS)
 
 # Things a video may show that only a detector trained on them can name (COCO and more).
-NAMED_THINGS = [
-    "face",
-    "faces",
-    "bicycle",
-    "bike",
-    "car",
-    "cars",
-    "truck",
-    "trucks",
-    "bus",
-    "buses",
-    "motorcycle",
-    "motorbike",
-    "train",
-    "boat",
-    "airplane",
-    "plane",
-    "helicopter",
-    "helicopters",
-    "drone",
-    "drones",
-    "dog",
-    "dogs",
-    "cat",
-    "cats",
-    "horse",
-    "horses",
-    "bird",
-    "birds",
-    "cow",
-    "cows",
-    "sheep",
-    "elephant",
-    "bear",
-    "zebra",
-    "giraffe",
-    "animal",
-    "animals",
-    "backpack",
-    "umbrella",
-    "handbag",
-    "bag",
-    "suitcase",
-    "bottle",
-    "cup",
-    "chair",
-    "chairs",
-    "couch",
-    "bed",
-    "table",
-    "laptop",
-    "phone",
-    "tv",
-    "television",
-    "knife",
-    "gun",
-    "guns",
-    "weapon",
-    "weapons",
-    "fire",
-    "smoke",
-    "flame",
-    "flames",
-    "ball",
-    "skateboard",
-    "surfboard",
-    "kite",
-    "vehicle",
-    "vehicles",
-    "van",
-    "taxi",
-    "bench",
-    "package",
-    "parcel",
-    "box",
-    "boxes",
-    "tree",
-    "trees",
-]
+NAMED_THINGS = frozenset(
+    re.findall(
+        r"\S+",
+        """
+    face faces bicycle bike car cars truck trucks bus buses motorcycle motorbike train
+    boat airplane plane helicopter helicopters drone drones dog dogs cat cats horse horses
+    bird birds cow cows sheep elephant bear zebra giraffe animal animals backpack umbrella
+    handbag bag suitcase bottle cup chair chairs couch bed table laptop phone tv
+    television knife gun guns weapon weapons fire smoke flame flames ball skateboard
+    surfboard kite vehicle vehicles van taxi bench package parcel box boxes tree trees
+    """,
+    )
+)
 UNSUPPORTED_ATTRIBUTES = (
     (
         "identity",
