@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._clips import ClipSpec, make_clip
 from tasks.export.credentials import ClipClaim, SpanRef, sign_clip
-from tasks.export.verify_c2pa import verify_clip_credentials
+from verify.credentials import verify_clip_credentials
 from ves.credentials import ClaimSigner, ContentCredentialsCA
 
 CLIPS = (ClipSpec(10, 720), ClipSpec(300, 720))

@@ -10,8 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from tasks.export.verify import verify_bundle
-from tasks.export.verify_c2pa import load_trust_anchors
+from verify.bundle import verify_bundle
+from verify.credentials import load_trust_anchors
 from ves.credentials import ContentCredentialsCA
 from ves.errors import NotABundle
 from ves.settings import Settings

@@ -22,8 +22,9 @@
     timeline/     stage.py
     evidence/     stage.py (spans, thumbnails, hashes, review notes)
     cost/         stage.py (cost.json), model.py (the estimates' cost model)
-    export/       stage.py (an evidence bundle), clips.py, cut.py, redact.py, bundle.py, verify.py,
-                  layout.py
+    export/       stage.py (an evidence bundle), steps.py, select.py, windows.py, copy.py, cut.py,
+                  redact.py, credentials.py, bundle.py; verifying one is ``verify/`` (the
+                  recipient's side), whose bundle format (``verify/layout.py``) export writes
 
 Each ``stage.py`` holds the Prefect ``@task`` (I/O, logging, progress) and the pure core that
 tests call; the helpers only that stage uses sit beside it. A file directly in ``tasks/`` is
@@ -33,8 +34,9 @@ shared by two or more stages: ``detections`` (the detection value type), ``geome
 clips).
 ``retention`` is no stage of a run: it is the core of the retention sweep flow.
 
-Rules (checked by ``tests/test_layers.py``): a stage imports shared modules, ``storage``, ``ves``
-and EARLIER stages only (evidence may read what sample wrote, never the reverse); shared modules
+Rules (checked by ``tests/test_layers.py``): a stage imports shared modules, ``storage``,
+``verify`` (the bundle format), ``ves`` and EARLIER stages only (evidence may read what sample
+wrote, never the reverse); shared modules
 import no stage (the detector mode they read is the kernel's, ``ves.detector_mode``); nothing
 here imports ``flows``, ``api``, ``ask`` or ``cli``.
 """

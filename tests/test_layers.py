@@ -1,7 +1,8 @@
 """The house's rules, read from the source with ``ast`` over every top-level folder.
 
-Imports flow one way, ``cli, api -> search -> ask, flows -> tasks -> storage -> ves``
-(``synthetic`` beside ``ves``, below ``flows``; ``testkit`` under ``stress``, ``benchmarks`` and
+Imports flow one way, ``cli, api -> search -> ask, flows -> tasks -> verify -> storage -> ves``
+(``verify``, the recipient's side of an export, takes only the span hash of ``storage``;
+``synthetic`` beside ``ves``, below ``flows``; ``testkit`` under ``stress``, ``benchmarks`` and
 ``tests``; ``stress`` under ``benchmarks``); no import circle; no module imports another module's
 ``_private`` name; a stage imports shared modules and earlier stages only; a route imports no
 other route. Every import counts, also inside functions, so a new module that breaks a rule fails
@@ -11,13 +12,16 @@ here with the import named.
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PRODUCT = ("ves", "synthetic", "storage", "tasks", "flows", "ask", "search", "api", "cli")
+PRODUCT = ("ves", "synthetic", "storage", "verify", "tasks", "flows", "ask", "search", "api", "cli")
 KITS = ("testkit", "stress", "benchmarks", "docs", "tests")
 FOLDERS = (*PRODUCT, *KITS)
 # What each top-level folder may import of the project (itself always).
@@ -25,12 +29,15 @@ ALLOWED: dict[str, set[str]] = {
     "ves": set(),
     "synthetic": {"ves", "tasks.geometry"},  # the scorer measures boxes as the pipeline does
     "storage": {"ves"},
-    "tasks": {"storage", "ves"},
+    # The recipient's side of an export (``ves verify``): the kernel and the span hash, nothing
+    # of the service (no Prefect, catalog, blob store, nor the bundle's maker in tasks/export/).
+    "verify": {"ves", "storage.artifacts.spans"},
+    "tasks": {"storage", "verify", "ves"},  # verify: the bundle format the export writes
     "flows": {"tasks", "storage", "ves", "synthetic"},  # synthetic: the demo clip only
     "ask": {"tasks", "storage", "ves"},
     "search": {"ask", "storage", "ves"},  # free text is read by Ask's intent reader
-    "api": {"ask", "search", "flows", "tasks", "storage", "ves"},
-    "cli": {"flows", "tasks", "storage", "ves"},
+    "api": {"ask", "search", "flows", "tasks", "storage", "verify", "ves"},
+    "cli": {"flows", "tasks", "storage", "verify", "ves"},
     "testkit": set(PRODUCT),
     "stress": {*PRODUCT, "testkit"},
     "benchmarks": {*PRODUCT, "testkit", "stress"},  # stress.load's readers: a scrape's cost
@@ -217,6 +224,44 @@ def test_the_layer_check_sees_imports_inside_functions(tmp_path: Path) -> None:
     source = tmp_path / "m.py"
     source.write_text("def f():\n    from storage.catalog import Catalog\n    import api.app\n")
     assert imports_of(source) == {"storage.catalog", "storage.catalog.Catalog", "api.app"}
+
+
+# What a recipient's ``ves verify`` must not load: the service's orchestrator, SQL and tables,
+# web framework, and the project's rooms above the verifier.
+NOT_FOR_THE_RECIPIENT = (
+    "prefect",
+    "sqlalchemy",
+    "duckdb",
+    "pyarrow",
+    "fastapi",
+    "tasks",
+    "flows",
+    "api",
+    "ask",
+    "search",
+    "storage.catalog",
+    "storage.artifacts.blobs",
+)
+
+
+def test_the_verifier_loads_nothing_of_the_service() -> None:
+    """Issue 45: verifying a bundle is a room of its own that imports only what it needs; this
+    imports every module of ``verify/`` in a fresh interpreter and names what else came along."""
+    names = sorted(m for m in ALL if m == "verify" or m.startswith("verify."))
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {names!r}: importlib.import_module(name)\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    loaded = json.loads(done.stdout)
+    wrong = {
+        m for m in loaded for bad in NOT_FOR_THE_RECIPIENT if m == bad or m.startswith(f"{bad}.")
+    }
+    assert len(names) > 5 and "verify.bundle" in loaded
+    assert not wrong, f"verify/ loads {sorted(wrong)}"
 
 
 def splits_a_mode(path: Path) -> list[int]:

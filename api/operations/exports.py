@@ -24,8 +24,8 @@ from storage.artifacts.blobs import BlobStore
 from storage.artifacts.served import RunViews
 from storage.catalog.exports import Export, ExportStore
 from storage.catalog.records import Tenant
-from tasks.export.clips import SpanInClip, span_clip
-from tasks.export.layout import MANIFEST
+from verify.clips import SpanInClip, span_clip
+from verify.layout import MANIFEST
 from ves.errors import NotFound, NotReady, Unavailable
 from ves.plans import PlanLimits
 

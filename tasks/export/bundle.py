@@ -2,7 +2,7 @@
 
 The export flow adds files one by one (each streamed into the zip and hashed as it goes), then
 ``close`` writes the manifest, its Ed25519 signature and the public key, and renames the zip into
-place: a reader never sees half a bundle. ``verify.py`` checks one offline.
+place: a reader never sees half a bundle. ``verify/bundle.py`` checks one offline.
 
 Format version 2 (``layout.py``): a clip per merged window (``clips/window_01.mp4``), shared by
 the spans it shows; each span entry names its clip, its start and end in clip time and the
@@ -32,7 +32,7 @@ from types import TracebackType
 from typing import Any
 
 from storage.artifacts.spans import canonical_json, canonical_sha256
-from tasks.export.layout import (
+from verify.layout import (
     ALGORITHM,
     CLIP_METHODS,
     FORMAT,

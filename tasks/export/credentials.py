@@ -31,12 +31,11 @@ from typing import Any, Protocol
 import c2pa
 
 from tasks.export.cut import Clip
+from verify.layout import EVIDENCE_LABEL, MP4
 from ves.credentials import ClaimSigner
 from ves.errors import SigningFailed
 
-EVIDENCE_LABEL = "com.video-evidence-service.evidence"
 GENERATOR = "video-evidence-service"
-MP4 = "video/mp4"
 SOURCE_INGREDIENT = "source-recording"
 
 

@@ -26,7 +26,6 @@ from tasks.export.bundle import BundleMeta, BundleWriter, SealedBundle, SpanClip
 from tasks.export.copy import copy_clip
 from tasks.export.credentials import claim_for, sign_cut_clip
 from tasks.export.cut import Clip, cut_clip
-from tasks.export.layout import clip_path, thumbnail_path
 from tasks.export.redact import WHAT, Redaction, Redactor, text_boxes_of
 from tasks.export.select import (
     Selection,
@@ -36,6 +35,7 @@ from tasks.export.select import (
     slice_timeline,
 )
 from tasks.export.windows import SpanCut, Window, plan_windows
+from verify.layout import clip_path, thumbnail_path
 from ves.credentials import ClaimSigner
 from ves.errors import InvalidRequest, SourceInvalid
 from ves.signing import SigningKey

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from tasks.export.verify import verify_bundle
 from testkit.media_server import MediaServer
 from tests.api.browser import open_page, row_of, sign_in
 from tests.api.helpers import add_video, wait_done
+from verify.bundle import verify_bundle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

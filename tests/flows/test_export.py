@@ -31,8 +31,8 @@ from storage.catalog.review_notes import NewNote, ReviewNoteStore
 from storage.catalog.runs.store import RunStore
 from synthetic import GroundTruth
 from tasks.export.stage import ExportRequest, Selection, write_export
-from tasks.export.verify import verify_bundle
 from tests.flows.conftest import QueueRun
+from verify.bundle import verify_bundle
 from ves.errors import InvalidRequest, SourceInvalid
 from ves.settings import Settings
 from ves.signing import SigningKey

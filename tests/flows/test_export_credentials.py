@@ -16,9 +16,9 @@ from storage.catalog.database import Catalog
 from storage.catalog.runs.store import RunStore
 from synthetic import GroundTruth
 from tasks.export.stage import ExportRequest, Selection, write_export
-from tasks.export.verify import verify_bundle
-from tasks.export.verify_c2pa import verify_clip_credentials
 from tests.flows.conftest import QueueRun
+from verify.bundle import verify_bundle
+from verify.credentials import verify_clip_credentials
 from ves.credentials import ContentCredentialsCA
 from ves.settings import Settings
 from ves.signing import SigningKey

@@ -27,8 +27,8 @@ from synthetic import GroundTruth
 from tasks.export.copy import copy_clip
 from tasks.export.redact import JPEG_QUALITY, pixelate
 from tasks.export.stage import ExportRequest, Selection, write_export
-from tasks.export.verify import verify_bundle
 from tests.flows.conftest import QueueRun
+from verify.bundle import verify_bundle
 from ves.settings import Settings
 from ves.signing import SigningKey
 

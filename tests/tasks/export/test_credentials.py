@@ -12,16 +12,16 @@ import pytest
 from cryptography.hazmat.primitives.serialization import Encoding
 
 from synthetic import lobby_scene, scale_scene, write_video
-from tasks.export.clips import clip_frame_times
 from tasks.export.credentials import (
-    EVIDENCE_LABEL,
     ClipClaim,
     SpanRef,
     sign_clip,
 )
 from tasks.export.cut import cut_clip
-from tasks.export.verify_c2pa import TRUSTED, verify_clip_credentials
 from tests.fixtures.credentials import flip_one_mdat_byte, independent
+from verify.clips import clip_frame_times
+from verify.credentials import TRUSTED, verify_clip_credentials
+from verify.layout import EVIDENCE_LABEL
 from ves.credentials import ClaimSigner, ContentCredentialsCA
 from ves.errors import SigningFailed
 

@@ -19,7 +19,7 @@ import c2pa
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 
-from tasks.export.credentials import EVIDENCE_LABEL, MP4
+from verify.layout import EVIDENCE_LABEL, MP4
 
 TRUSTED = "Trusted"
 ABSENT = "absent"

@@ -11,7 +11,6 @@ import pytest
 
 from storage.artifacts.spans import canonical_json
 from tasks.export.cut import cut_clip
-from tasks.export.verify import Verdict, verify_bundle
 from tests.fixtures.bundles import (
     BuiltBundle,
     build_bundle,
@@ -19,6 +18,7 @@ from tests.fixtures.bundles import (
     flip_one_byte,
     rewrite_bundle,
 )
+from verify.bundle import Verdict, verify_bundle
 from ves.errors import NotABundle
 from ves.signing import SigningKey
 

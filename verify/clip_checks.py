@@ -7,8 +7,8 @@ from __future__ import annotations
 import zipfile
 from typing import Any
 
-from tasks.export.clips import ClipUnreadable, clip_frame_times, times_not_held
-from tasks.export.verdict import READ_ERRORS, Check
+from verify.clips import ClipUnreadable, clip_frame_times, times_not_held
+from verify.verdict import READ_ERRORS, Check
 
 
 def check_clips(archive: zipfile.ZipFile, names: list[str], manifest: dict[str, Any]) -> Check:

@@ -19,13 +19,17 @@ import re
 
 FORMAT = "ves-evidence-bundle"
 FORMAT_VERSION = 2
-VERIFIED_VERSIONS = frozenset({1, 2})  # the versions ``verify.py`` checks
+VERIFIED_VERSIONS = frozenset({1, 2})  # the versions ``verify/bundle.py`` checks
 CLIP_METHODS = ("copied", "re-encoded")
 ALGORITHM = "Ed25519"
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"
 PUBLIC_KEY = "public_key.pem"
 RESERVED = frozenset({MANIFEST, SIGNATURE, PUBLIC_KEY})
+# Each clip's Content Credentials: its media type, and the label of the assertion naming the
+# export and its spans (signed by tasks/export/credentials.py, read by verify/credentials.py).
+MP4 = "video/mp4"
+EVIDENCE_LABEL = "com.video-evidence-service.evidence"
 SPANS_DIR = "spans/"
 THUMBNAILS_DIR = "thumbnails/"
 CLIPS_DIR = "clips/"

@@ -12,7 +12,7 @@ a line of the verdict:
                 and a frame at each of its thumbnails' source times; version 1: each clip
                 holds a frame at each thumbnail time it lists
     thumbnails  each thumbnail listed for a span is in the bundle
-    c2pa        (with trust anchors) each clip's Content Credentials are Trusted (verify_c2pa.py)
+    c2pa        (with trust anchors) each clip's Content Credentials are Trusted (credentials.py)
 
 ``verify_bundle`` never raises for a tampered bundle (a failing check names the file); it raises
 ``NotABundle`` only for a file that is no bundle at all.
@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from storage.artifacts.spans import canonical_sha256
-from tasks.export.layout import (
+from verify.clip_checks import check_clips
+from verify.credentials import check_bundle_clips
+from verify.layout import (
     FORMAT,
     MANIFEST,
     PUBLIC_KEY,
@@ -37,9 +39,7 @@ from tasks.export.layout import (
     SIGNATURE,
     VERIFIED_VERSIONS,
 )
-from tasks.export.verdict import READ_ERRORS, Check, Verdict
-from tasks.export.verify_c2pa import check_bundle_clips
-from tasks.export.verify_clips import check_clips
+from verify.verdict import READ_ERRORS, Check, Verdict
 from ves.errors import NotABundle
 from ves.signing import key_id_of, load_public_key, verify_signature
 
@@ -95,7 +95,7 @@ def _verify(
         check_clips,
         _check_thumbnails,
     ]
-    if trust_pem is not None:  # Content Credentials (tasks/export/verify_c2pa.py)
+    if trust_pem is not None:  # Content Credentials (verify/credentials.py)
         checks.append(_credentials_check(trust_pem))
     return Verdict([signature, *(_guarded(c, archive, names, manifest) for c in checks)], key_note)
 
