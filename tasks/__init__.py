@@ -1,18 +1,18 @@
-"""Pipeline stages, one folder each, in flow order.
+"""Pipeline stages, one folder each, listed in the order a file's run calls them
+(``flows/video_file.py``, then ``flows/later_stages.py``).
 
     decode/       stage.py (open, hash, probe, bound the source), hls.py (segments, SSRF-guarded)
+    activity/     stage.py (the map-activity task: a run's gate), map.py (still GOPs from packets
+                  and keyframes, at the motion detector's sensitivity); runs right after decode
     sample/       stage.py (decode once, keep sample_fps frames, score scene changes),
                   frames.py (the frame files it writes), text_looks.py (where to read text),
                   gate.py (decode only the activity gate's ranges)
     detect/       stage.py (run the mode's plugins), detectors/ (the plugins, their registry, and
                   models/: the person network's ONNX file with its provenance and licence),
                   text_tracks.py (how long each read text stayed)
-    activity/     stage.py (the map-activity task: a run's gate), map.py (still GOPs from packets
-                  and keyframes, at the motion detector's sensitivity); it runs BEFORE sample, but
-                  sits after detect here because it judges change with the motion detector's test
-    chunk/        stage.py (a long video in chunks on several processes), plan.py (chunk borders),
-                  join.py (one run from the chunks' parts), still.py (objects still at a border),
-                  window.py (live windows)
+    chunk/        stage.py (sample + detect of a long video in chunks on several processes, in
+                  place of the two stages above), plan.py (chunk borders), join.py (one run from
+                  the chunks' parts), still.py (objects still at a border), window.py (live windows)
     review/       stage.py (the review copy: review.mp4, the video as every browser plays it,
                   copied when H.264, else transcoded; made after detect, before track)
     track/        stage.py, bytetrack.py (the tracker of regions of change), kalman.py,
@@ -22,9 +22,15 @@
     timeline/     stage.py
     evidence/     stage.py (spans, thumbnails, hashes, review notes)
     cost/         stage.py (cost.json), model.py (the estimates' cost model)
-    export/       stage.py (an evidence bundle), steps.py, select.py, windows.py, copy.py, cut.py,
-                  redact.py, credentials.py, bundle.py; verifying one is ``verify/`` (the
-                  recipient's side), whose bundle format (``verify/layout.py``) export writes
+    export/       no stage of a run (its own flow, on a published run): stage.py (an evidence
+                  bundle), steps.py, select.py, windows.py, copy.py, cut.py, redact.py,
+                  credentials.py, bundle.py; verifying one is ``verify/`` (the recipient's
+                  side), whose bundle format (``verify/layout.py``) export writes
+
+The order a stage may IMPORT in (``STAGES`` in ``tests/test_layers.py``) is this flow order
+with one exception: ``activity`` runs before sample but ranks after detect there, because it
+borrows what later stages own: the sample stage's gate (``sample/gate.py``) and glance cells
+(``sample/text_looks.py``), and the motion detector's test (``detect/detectors/motion.py``).
 
 Each ``stage.py`` holds the Prefect ``@task`` (I/O, logging, progress) and the pure core that
 tests call; the helpers only that stage uses sit beside it. A file directly in ``tasks/`` is

@@ -44,11 +44,14 @@ ALLOWED: dict[str, set[str]] = {
     "docs": set(PRODUCT),  # the reference pages are rendered from the code
     "tests": set(FOLDERS),
 }
+# The order a stage may import in (each imports only those before it): the flow order of
+# tasks/__init__.py, except activity, which runs before sample but borrows sample's gate and
+# detect's motion test, so it ranks after detect here.
 STAGES = (
     "decode",
     "sample",
     "detect",
-    "activity",  # runs before sample, but judges change with detect's motion test
+    "activity",  # runs after decode, before sample: see the note above
     "chunk",
     "review",  # the review copy, after detect: the source is still on the worker's disk
     "track",
