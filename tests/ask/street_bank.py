@@ -49,7 +49,8 @@ from tests.ask.street_truth import (
 Entry = tuple[Sequence[str], StreetCheck]
 
 
-def _in(colour: str) -> When:
+def in_colour(colour: str) -> When:
+    """The first appearance of a person wearing ``colour``."""
     return When(partial(first_in_colour, colour=colour), f"first person in {colour}")
 
 
@@ -221,7 +222,7 @@ WHEN: list[Entry] = [
             "first time we see somebody in red?",
             "when did the person in the red jacket first come into view",
         ),
-        _in("red"),
+        in_colour("red"),
     ),
     (
         (
@@ -229,25 +230,25 @@ WHEN: list[Entry] = [
             "when did someone in blue first show up on the street",
             "first appearence of a person wearing blue",
         ),
-        _in("blue"),
+        in_colour("blue"),
     ),
     (
         (
             "when did a person in black first appear",
             "when do we first see someone dressed in black",
         ),
-        _in("black"),
+        in_colour("black"),
     ),
     (
         ("When did someone in a brown jacket first appear?", "when did a person in brown show up"),
-        _in("brown"),
+        in_colour("brown"),
     ),
     (
         (
             "when did a person in grey first appear",
             "when does somebody wearing a grey jacket first come into view",
         ),
-        _in("grey"),
+        in_colour("grey"),
     ),
     (
         ("when did a person in green first appear", "did someone wearing a green coat walk by"),

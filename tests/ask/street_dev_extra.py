@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 
 from tests.ask.street_bank import StreetCase
+from tests.ask.street_bank import in_colour as _in
 from tests.ask.street_checks import (
     HowMany,
     InViewAt,
@@ -34,7 +34,6 @@ from tests.ask.street_checks import (
 from tests.ask.street_truth import (
     first_appearance,
     first_exit,
-    first_in_colour,
     last_new_person,
     last_seen,
     n_left_to_right,
@@ -43,10 +42,6 @@ from tests.ask.street_truth import (
 )
 
 Entry = tuple[Sequence[str], StreetCheck]
-
-
-def _in(colour: str) -> When:
-    return When(partial(first_in_colour, colour=colour), f"first person in {colour}")
 
 
 PEOPLE: list[Entry] = [
@@ -207,14 +202,20 @@ WHEN: list[Entry] = [
         When(last_seen, "last seen"),
     ),
     (("when does someone wearing red first appear", "first red clothes when?"), _in("red")),
-    (("When did we first see a person dressed in blue?", "first guy in blue when"), _in("blue")),
+    (
+        ("When did we first see a person dressed in blue?", "first guy in blue when"),
+        _in("blue"),
+    ),
     (("when does a person wearing black first come into view",), _in("black")),
     (("when's the first person in brown",), _in("brown")),
     (
         ("when did someone in gray first show up", "first person in a grey coat appears when"),
         _in("grey"),
     ),
-    (("when does a person in white first appear?", "first one wearing white, when"), _in("white")),
+    (
+        ("when does a person in white first appear?", "first one wearing white, when"),
+        _in("white"),
+    ),
     (("when does someone in green first show up", "anyone dressed in green?"), NobodyIn("green")),
     (("when do we first see a person in yellow",), NobodyIn("yellow")),
     (("first person wearing pink appears when?",), NobodyIn("pink")),

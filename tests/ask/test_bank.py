@@ -10,8 +10,10 @@ measured level, so the engine can only get better. The held-out figures are the 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,7 +72,8 @@ class Figures:
         )
 
 
-def figures_of(judged: list[Judged]) -> Figures:
+def figures_of(judged: Sequence[Any]) -> Figures:
+    """Right, wrong and refused of judged cases (of any bank: each has a case and a verdict)."""
     answerable = [j for j in judged if j.case.check.answerable]
     unanswerable = [j for j in judged if not j.case.check.answerable]
     return Figures(

@@ -15,12 +15,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import pytest
 
 from ask.engine import answer_question
 from ask.guardrail import claim_problems
 from ask.types import Answer, Claim
+from ask.world import RunWorld
 from synthetic import Box, GroundTruth
 from tests.ask.conftest import Processed
 
@@ -511,6 +513,13 @@ CASES = [Case("lobby", q, c) for q, c in LOBBY] + [Case("signs", q, c) for q, c 
 # --- Scoring ----------------------------------------------------------------------------------
 
 
+class Cited(Protocol):
+    """A processed run as the citation check reads it: its world and its evidence table."""
+
+    world: RunWorld
+    evidence: dict[str, tuple[float, float]]
+
+
 @dataclass(frozen=True)
 class Scored:
     case: Case
@@ -519,7 +528,7 @@ class Scored:
     ok: bool
 
 
-def citation_problems(answer: Answer, run: Processed) -> list[str]:
+def citation_problems(answer: Answer, run: Processed | Cited) -> list[str]:
     """Why a grounded answer's citations are not to be trusted (empty when they are)."""
     if not answer.grounded:
         return []

@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 
 from ask.engine import answer_question
-from ask.guardrail import claim_problems
 from ask.types import Answer
 from ask.world import RunWorld, load_world
 from flows.process_video import ProcessVideoParams, process_video
@@ -36,7 +35,8 @@ from tests.ask.street_bank import STREET_BANK, StreetCase
 from tests.ask.street_checks import judge
 from tests.ask.street_dev_extra import STREET_DEV_EXTRA
 from tests.ask.street_truth import StreetTruth, load_street_truth
-from tests.ask.test_bank import Figures
+from tests.ask.test_bank import figures_of
+from tests.ask.test_eval import citation_problems
 from tests.ask.words_bank import WORDS_BANK
 from tests.fixtures.settings_env import export_settings
 from ves.settings import Settings
@@ -95,21 +95,6 @@ def street(
     return StreetRun(load_world(reader, run_dir, video_id, run_id), evidence)
 
 
-def citation_problems(answer: Answer, run: StreetRun) -> list[str]:
-    """Why a grounded answer's citations are not to be trusted (``test_eval``'s rule)."""
-    if not answer.grounded:
-        return []
-    problems = [] if answer.claims and answer.citations else ["grounded without a claim"]
-    for claim in answer.claims:
-        problems += claim_problems(claim, run.world.spans)
-    for cite in {c for claim in answer.claims for c in claim.citations} | set(answer.citations):
-        if run.world.spans.get(cite.evidence_id) != cite:
-            problems.append(f"{cite.evidence_id} is not a span of the run")
-        if run.evidence.get(cite.evidence_id) != (cite.start_s, cite.end_s):
-            problems.append(f"{cite.evidence_id} is not in evidence.parquet with those times")
-    return problems
-
-
 @dataclass(frozen=True)
 class Judged:
     case: StreetCase
@@ -126,18 +111,6 @@ def ask_street(run: StreetRun, truth: StreetTruth, half: str) -> list[Judged]:
             trusted = not citation_problems(answer, run)
             judged.append(Judged(case, answer, judge(case.check, answer, truth, trusted)))
     return judged
-
-
-def figures_of(judged: list[Judged]) -> Figures:
-    answerable = [j for j in judged if j.case.check.answerable]
-    unanswerable = [j for j in judged if not j.case.check.answerable]
-    return Figures(
-        len(answerable),
-        sum(j.verdict == "right" for j in answerable),
-        sum(j.verdict == "wrong" for j in judged),
-        len(unanswerable),
-        sum(j.verdict != "wrong" for j in unanswerable),
-    )
 
 
 def print_rows(judged: list[Judged], truth: StreetTruth) -> None:
