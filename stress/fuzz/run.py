@@ -25,15 +25,19 @@ any failure.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 import schemathesis
 from schemathesis.config import HealthCheck
+from schemathesis.core import NotSet
 from schemathesis.core.result import Ok
+from schemathesis.core.transport import Response
 from schemathesis.engine import events
 from schemathesis.engine.recorder import ScenarioRecorder
 
@@ -46,6 +50,11 @@ CHECKS = [
     "response_schema_conformance",
     "response_headers_conformance",
     "negative_data_rejection",
+    "positive_data_acceptance",
+    "missing_required_header",
+    "unsupported_method",
+    "allow_header_conformance",
+    "ignored_auth",
 ]
 PHASES = ["examples", "coverage", "fuzzing", "stateful"]
 FULL_MAX_EXAMPLES = 100
@@ -65,6 +74,7 @@ class FuzzFailure:
     check: str
     status: int | None
     message: str
+    sent: str = ""  # what was sent (query and body), to reproduce it
 
 
 @dataclass
@@ -97,7 +107,11 @@ class FuzzReport:
 
 
 def load_schema(
-    target: FuzzTarget, max_examples: int, seed: int | None, fixed: dict[str, str] | None = None
+    target: FuzzTarget,
+    max_examples: int,
+    seed: int | None,
+    fixed: dict[str, str] | None = None,
+    phases: list[str] | None = None,
 ) -> schemathesis.BaseSchema:
     """The served OpenAPI, configured to act as the target's tenant with the checks above;
     ``fixed``: parameters every request sends with these values (the seeded video's ids)."""
@@ -115,7 +129,7 @@ def load_schema(
         parameters=fixed,
     )
     project.checks.update(included_check_names=CHECKS)
-    project.phases.update(phases=PHASES)
+    project.phases.update(phases=phases or PHASES)
     project.generation.update(max_examples=max_examples, modes=list(schemathesis.GenerationMode))
     return schemathesis.openapi.from_url(f"{target.base_url}/openapi.json", config=config)
 
@@ -143,10 +157,25 @@ def _record(report: FuzzReport, recorder: ScenarioRecorder) -> None:
             status = response.status_code if response else None
             if (operation, check.name, status) == (NOT_READY, "not_a_server_error", 503):
                 continue
+            case = recorder.cases.get(case_id)
+            account = _sent(case.value if case else None, response)
             report.failures.setdefault(
                 (operation, check.name, failure.title),
-                FuzzFailure(operation, check.name, status, message),
+                FuzzFailure(operation, check.name, status, message, account),
             )
+
+
+def _sent(case: schemathesis.Case[Any] | None, response: Response | None) -> str:
+    """A short account of what ``case`` sent (path parameters, query, body) and of the
+    answer's problem ``detail``, to reproduce and understand a failure."""
+    if case is None:
+        return ""
+    body = None if isinstance(case.body, NotSet) else case.body
+    parts: dict[str, Any] = {"path": case.path_parameters, "query": case.query, "body": body}
+    if response is not None and response.status_code >= 400:
+        with contextlib.suppress(ValueError, AttributeError):
+            parts["detail"] = response.json().get("detail")
+    return " ".join(f"{name}={value!r}" for name, value in parts.items() if value)[:400]
 
 
 def _execute(schema: schemathesis.BaseSchema, report: FuzzReport) -> None:
@@ -175,13 +204,18 @@ def _a_span(target: FuzzTarget) -> dict[str, str]:
     return {}
 
 
-def run_fuzz(target: FuzzTarget, max_examples: int, seed: int | None = None) -> FuzzReport:
+def run_fuzz(
+    target: FuzzTarget,
+    max_examples: int,
+    seed: int | None = None,
+    phases: list[str] | None = None,
+) -> FuzzReport:
     """Every phase over every operation of the target, then, when the tenant has a processed
     video, every operation on that video again (a random id is almost never one, so its 2xx
     answers would go unchecked); the report of what happened."""
     report = FuzzReport()
     started = time.monotonic()
-    schema = load_schema(target, max_examples, seed)
+    schema = load_schema(target, max_examples, seed, phases=phases)
     loaded = schema.get_all_operations()
     report.operations = {result.ok().label for result in loaded if isinstance(result, Ok)}
     _execute(schema, report)
@@ -192,7 +226,7 @@ def run_fuzz(target: FuzzTarget, max_examples: int, seed: int | None = None) -> 
         if target.seeded.webhook_id:
             fixed.update(webhook_id=target.seeded.webhook_id, delivery_id=target.seeded.delivery_id)
         fixed.update(_a_span(target))
-        schema = load_schema(target, max(1, max_examples // 2), seed, fixed)
+        schema = load_schema(target, max(1, max_examples // 2), seed, fixed, phases)
         _execute(schema.include(path_regex=SEEDED_PATHS), report)
     report.seconds = time.monotonic() - started
     return report
@@ -213,6 +247,8 @@ def render(report: FuzzReport) -> str:
             message = " ".join(failure.message.split())[:160]
             status = "-" if failure.status is None else str(failure.status)
             lines.append(f"  {failure.operation:<55} {failure.check:<30} {status:>6}  {message}")
+            if failure.sent:
+                lines.append(f"      sent: {failure.sent}")
     lines.extend(f"  error: {error}" for error in report.errors)
     return "\n".join(lines)
 
@@ -231,9 +267,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="skip processing a video first (its reads are then only fuzzed as not ready)",
     )
+    parser.add_argument(
+        "--phases",
+        default=",".join(PHASES),
+        help=f"comma-separated phases to run (default: all, {','.join(PHASES)})",
+    )
     args = parser.parse_args(argv)
+    phases = [phase.strip() for phase in args.phases.split(",") if phase.strip()]
+    unknown = sorted(set(phases) - set(PHASES))
+    if unknown:
+        parser.error(f"unknown phases: {', '.join(unknown)} (known: {', '.join(PHASES)})")
     with fuzz_target(with_run=not args.no_run) as target:
-        report = run_fuzz(target, args.max_examples, args.seed)
+        report = run_fuzz(target, args.max_examples, args.seed, phases)
     print(render(report))
     return 0 if report.ok else 1
 

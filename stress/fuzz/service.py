@@ -66,7 +66,7 @@ def fuzz_settings(data_dir: Path) -> Settings:
     """Settings of the fuzzed service: no network is contacted for a generated URL (no probe,
     no private addresses), the fuzz tenant's plan leaves room for every generated request, and
     no ``VES_*``/``AWS_*`` variable of the shell reaches it (the operator's catalog database or
-    bucket must never receive fuzzed writes)."""
+    bucket must never receive fuzzed writes); the failed-key limiter is out of the way."""
     own_env = {k: v for k, v in os.environ.items() if not k.startswith(("VES_", "AWS_"))}
     with mock.patch.dict(os.environ, own_env, clear=True):  # never the operator's DB or bucket
         return Settings(
@@ -74,6 +74,11 @@ def fuzz_settings(data_dir: Path) -> Settings:
             probe_sources=False,
             allow_private_sources=False,
             max_queued_runs=10_000,
+            # The coverage phase and the auth checks send hundreds of requests without a key or
+            # with a wrong one; past the real limit every later request would answer 429, the
+            # checks expecting 401 would see that instead, and the rest would go unexplored. The
+            # limiter itself is tested in tests/api/test_keys.py.
+            auth_fail_limit=1_000_000,
             plans={"sandbox": PlanLimits(), FUZZ_PLAN: _FUZZ_LIMITS},
         )
 
