@@ -16,7 +16,26 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from api.problems import PROBLEM_MEDIA_TYPE, Problem
+from api.problems import PROBLEM_MEDIA_TYPE, Problem, problem_body
+from ves.errors import (
+    Conflict,
+    Forbidden,
+    InvalidRequest,
+    NotFound,
+    NotReady,
+    NotUnderstood,
+    PayloadTooLarge,
+    PlanLimitExceeded,
+    RateLimited,
+    RequestTimeout,
+    SourceRejected,
+    SourceUnreachable,
+    Unauthorized,
+    Unavailable,
+    UnsupportedMediaType,
+    ValidationFailed,
+    VesError,
+)
 
 _PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
 _BODY_METHODS = {"post", "put", "patch"}
@@ -37,6 +56,59 @@ PROBLEM_DESCRIPTIONS: dict[int, str] = {
     " after `Retry-After` seconds.",
     503: "`unavailable`: a part the service needs is down; retry later.",
 }
+
+_EXAMPLE_REQUEST_ID = "req_01jd3k8m2q7x4r5t6y7u8i9o0p"
+_VIDEO = "vid_01jd3k8m2qa7x4r5t6y7v8w9z0"
+# One example problem per way a status is answered, rendered by the handler's own
+# ``problem_body``, so that every refusal a client can meet (the state ones too: an unknown id,
+# a run already going, a video not ready, a plan's limit, a rate) is shown with its `type`.
+PROBLEM_EXAMPLES: dict[int, dict[str, VesError]] = {
+    400: {
+        "invalid_request": InvalidRequest("the cursor is not valid; use next_cursor from a listing")
+    },
+    401: {"unauthorized": Unauthorized("missing or unknown API key")},
+    402: {
+        "plan_limit_exceeded": PlanLimitExceeded(
+            "the plan's executions_per_month (50) is reached",
+            limit="executions_per_month",
+            value=50,
+            used=50,
+        )
+    },
+    403: {"forbidden": Forbidden("the signed URL has expired")},
+    404: {"not_found": NotFound(f"no video {_VIDEO}")},
+    408: {"request_timeout": RequestTimeout("the body did not arrive in time")},
+    409: {
+        "conflict": Conflict(f"video {_VIDEO} already has a run queued or running"),
+        "not_ready": NotReady(f"video {_VIDEO} has no succeeded run yet (state: running)"),
+    },
+    413: {"payload_too_large": PayloadTooLarge("the body exceeds 1048576 bytes")},
+    415: {"unsupported_media_type": UnsupportedMediaType("send the body as application/json")},
+    422: {
+        "validation_error": ValidationFailed(
+            "the request does not match the schema",
+            errors=[{"loc": ["body", "title"], "msg": "Field required", "type": "missing"}],
+        ),
+        "not_understood": NotUnderstood(
+            "could not read 'blorp' in the question", {"classes": ["person"]}
+        ),
+        "source_unreachable": SourceUnreachable("the host 'media.example.com' does not resolve"),
+        "source_rejected": SourceRejected(
+            "the host 'internal' resolves to 10.0.0.5, a private address, which is refused"
+        ),
+    },
+    429: {"rate_limited": RateLimited("too many requests; retry in 60 s", retry_after_s=60)},
+    503: {"unavailable": Unavailable("the orchestrator cannot be reached; retry later")},
+}
+
+
+def problem_examples(status: int) -> dict[str, dict[str, Any]]:
+    """OpenAPI ``examples`` of the problems answered with ``status``, by ``code``."""
+    return {
+        code: {"summary": f"`{code}`", "value": problem_body(error, _EXAMPLE_REQUEST_ID)}
+        for code, error in PROBLEM_EXAMPLES.get(status, {}).items()
+    }
+
 
 _REQUEST_ID_HEADER = {
     "description": "The request's id (the client's own when it sent a sane one); problem "
@@ -62,12 +134,27 @@ _STATUS_HEADERS: dict[str, dict[str, Any]] = {
 }
 
 
-def problem_entry(status: int) -> dict[str, Any]:
-    """The OpenAPI response of a problem answer with ``status``."""
+def problem_entry(status: int, examples: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The OpenAPI response of a problem answer with ``status``, with ``examples`` (by
+    default those of ``PROBLEM_EXAMPLES``)."""
+    media: dict[str, Any] = {"schema": dict(_PROBLEM_REF)}
+    shown = examples or problem_examples(status)
+    if shown:
+        media["examples"] = shown
     return {
         "description": PROBLEM_DESCRIPTIONS.get(status, "Problem"),
-        "content": {PROBLEM_MEDIA_TYPE: {"schema": dict(_PROBLEM_REF)}},
+        "content": {PROBLEM_MEDIA_TYPE: media},
     }
+
+
+def _examples_of(response: dict[str, Any]) -> dict[str, Any] | None:
+    """The examples a route gave its problem answer itself, if any."""
+    for media in response.get("content", {}).values():
+        if media.get("examples"):
+            return dict(media["examples"])
+        if "example" in media:
+            return {"example": {"value": media["example"]}}
+    return None
 
 
 def _statuses_of(operation: dict[str, Any], method: str) -> set[int]:
@@ -98,7 +185,7 @@ def _complete_operation(operation: dict[str, Any], method: str) -> None:
     for status, response in list(responses.items()):
         if status.isdigit() and int(status) >= 400 and _is_problem(response):
             described = response.get("description")
-            responses[status] = problem_entry(int(status))
+            responses[status] = problem_entry(int(status), _examples_of(response))
             if described and described not in {"Problem", "Validation Error"}:
                 responses[status]["description"] = described
     for added in sorted(_statuses_of(operation, method)):

@@ -7,9 +7,9 @@ quote it and an operator can find the log line. Stack traces never reach the cli
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import iter_route_contexts
@@ -70,6 +70,19 @@ class Problem(BaseModel):
         None,
         description="For 422 `not_understood`: what the search did understand of the free text.",
     )
+
+
+# A listing's cursor: unpadded base64url, as every listing writes it (api/operations/videos.py,
+# search/engine.py). Which values are valid is known only to the call that gave one, so the
+# pattern says the alphabet and a length bound; the server's own check stays (400).
+CURSOR_DESCRIPTION = (
+    "`next_cursor` of the previous page (opaque, unpadded base64url); any other value is a 400 "
+    "`invalid_request`."
+)
+CURSOR_SCHEMA: dict[str, Any] = {"pattern": "^[A-Za-z0-9_-]{1,1024}$", "minLength": 1}
+CursorQuery = Annotated[
+    str | None, Query(description=CURSOR_DESCRIPTION, json_schema_extra=CURSOR_SCHEMA)
+]
 
 
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

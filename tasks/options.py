@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from tasks.geometry import ZoneSpec, default_zones
-from ves.detector_mode import MODES, DetectorMode
+from ves.detector_mode import MODES, SPELLINGS, DetectorMode
 from ves.errors import PlanLimitExceeded, ValidationFailed
 from ves.plans import PlanLimits
 from ves.settings import Settings
@@ -52,6 +52,9 @@ class ZoneOption(BaseModel):
         return ZoneSpec(self.name, tuple(self.polygon))
 
 
+_YOLO_SPELLINGS = [spelling for spelling in SPELLINGS if spelling.startswith("yolo")]
+
+
 class RunOptions(BaseModel):
     """Optional knobs of ``POST .../execute``; each defaults to the service's settings."""
 
@@ -62,7 +65,15 @@ class RunOptions(BaseModel):
                 {},
                 {"sample_fps": 2, "max_duration_s": 120},
                 {"window_s": 30, "follow": True},
-            ]
+            ],
+            # yolo_model goes with a yolo detector only (``resolved``), said to clients.
+            "if": {"required": ["yolo_model"], "properties": {"yolo_model": {"type": "string"}}},
+            "then": {
+                "required": ["detector"],
+                "properties": {
+                    "detector": {"enum": [m for m in SPELLINGS if m.startswith("yolo")]}
+                },
+            },
         },
     )
 
@@ -79,6 +90,7 @@ class RunOptions(BaseModel):
             "`VES_DETECTOR` (`motion+person+ocr`)."
         ),
         examples=["motion+person+ocr"],
+        json_schema_extra={"enum": [*SPELLINGS, None]},
     )
     yolo_model: str | None = Field(
         None,

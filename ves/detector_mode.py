@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, permutations
 
 PHYSICAL = ("yolo", "motion")  # whose boxes become the physical objects, in order of preference
 EXTRAS = ("person", "face", "ocr")  # the order they run and are written in
@@ -30,6 +30,13 @@ MODES = tuple(
     for physical in ("motion", "yolo")
     for n in range(len(_EXTRAS_OF[physical]) + 1)
     for extras in combinations(_EXTRAS_OF[physical], n)
+)
+# Every way a mode may be written (its extras in any order), for the API's schema.
+SPELLINGS = tuple(
+    "+".join((physical, *extras))
+    for physical in ("motion", "yolo")
+    for n in range(len(_EXTRAS_OF[physical]) + 1)
+    for extras in permutations(_EXTRAS_OF[physical], n)
 )
 _SEES = {
     "motion": "things that move",

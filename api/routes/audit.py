@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from api.audit import AuditedRoute, AuditRecorder
 from api.deps import CatalogDep, TenantDep, VideosDep
 from api.operations.videos import decode_cursor, encode_cursor
-from api.problems import problem_responses
+from api.problems import CursorQuery, problem_responses
 from api.schemas.audit import RECORD_EXAMPLE, AuditRecordsPublic
 from storage.catalog.audit import AuditLog
 
@@ -57,7 +57,7 @@ async def video_audit(
     videos: VideosDep,
     catalog: CatalogDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
-    cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
+    cursor: CursorQuery = None,
 ) -> AuditRecordsPublic:
     await run_in_threadpool(videos.get, tenant.tenant_id, video_id)  # 404 as for an unknown id
     before = int(decode_cursor(cursor, _is_seq)) if cursor else None

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Query
 from api.audit import AuditedRoute
 from api.deps import SearchDep, SettingsDep, TenantDep
 from api.operations.search import filters_of, moment_of, search_workspace
-from api.problems import problem_responses
+from api.problems import CursorQuery, problem_responses
 from api.schemas.search import SearchResults
 from search.engine import MAX_LIMIT
 from search.filters import EVENT_TYPES, SearchFilters, TextMatch
@@ -114,7 +114,7 @@ def search(
         Query(description="Default: relevance when a text is searched, else time."),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 50,
-    cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
+    cursor: CursorQuery = None,
 ) -> SearchResults:
     given = SearchFilters(
         classes=tuple(classes),

@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from api.audit import AuditedRoute, note_ids
 from api.deps import SettingsDep, StoreDep, TenantDep, VideosDep
 from api.operations.videos import list_page, register_video
-from api.problems import problem_responses
+from api.problems import CursorQuery, problem_responses
 from api.schemas.videos import VideoCreate, VideoPublic, VideosPublic
 from storage.artifacts.uploads import UploadExpectation, store_upload, upload_key
 from storage.catalog.records import VIDEO_STATES
@@ -146,7 +146,7 @@ def list_videos(
         ),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
-    cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
+    cursor: CursorQuery = None,
 ) -> VideosPublic:
     return list_page(tenant, videos, state, limit, cursor)
 

@@ -35,7 +35,10 @@ class ExportCreate(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
-            "examples": [{"evidence_ids": ["ev_01m7zbsdnj1ww6bq0c0c9d3bx2"], "redact": ["faces"]}]
+            "examples": [{"evidence_ids": ["ev_01m7zbsdnj1ww6bq0c0c9d3bx2"], "redact": ["faces"]}],
+            # "evidence_ids or a time range, not both" (``_one_way``), said to clients.
+            "if": {"required": ["evidence_ids"], "properties": {"evidence_ids": {"type": "array"}}},
+            "then": {"properties": {"start_s": {"type": "null"}, "end_s": {"type": "null"}}},
         },
     )
 

@@ -14,6 +14,27 @@ from ves.clock import to_rfc3339
 SourceTypeField = Literal["url", "hls", "upload"]
 
 _EXAMPLE_VIDEO_ID = "vid_01jd3k8m2qa7x4r5t6y7v8w9z0"
+# What ves.netguard.check_url reads as a URL: http(s), a host. Said to clients only (the server's
+# own checks keep their problems: a `file:` URL is still `source_rejected`); which hosts resolve,
+# and to which addresses, no schema can say.
+HTTP_URL_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@:\[\]\s]+(:[0-9]{1,4})?([/?#]\S*)?$"
+# The two shapes VideoCreate takes (``_source_is_complete``): a URL, or an upload.
+_SOURCE_SHAPES: list[Any] = [
+    {
+        "title": "A URL or HLS playlist",
+        "required": ["url"],
+        "properties": {
+            "url": {"type": "string"},
+            "source_type": {"enum": ["url", "hls", None]},
+            "upload": {"type": "null"},
+        },
+    },
+    {
+        "title": "An upload",
+        "required": ["upload"],
+        "properties": {"upload": {"type": "object"}, "source_type": {"enum": ["upload", None]}},
+    },
+]
 
 
 def no_control_chars(value: str, field: str) -> str:
@@ -89,11 +110,14 @@ class VideoCreate(BaseModel):
                         "content_type": "video/mp4",
                     },
                 },
-            ]
+            ],
+            "oneOf": _SOURCE_SHAPES,
         },
     )
 
-    url: str | None = Field(None, min_length=1, max_length=2048)
+    url: str | None = Field(
+        None, min_length=1, max_length=2048, json_schema_extra={"pattern": HTTP_URL_PATTERN}
+    )
     title: str = Field(min_length=1, max_length=200)
     source_type: SourceTypeField | None = Field(
         None, description="Defaults to `hls` for a `.m3u8` URL, else `url`."

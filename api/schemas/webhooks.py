@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from api.schemas.videos import HTTP_URL_PATTERN
 from storage.catalog.webhooks.store import Attempt, Delivery, Endpoint
 
 EventType = Literal["run.succeeded", "run.failed", "export.ready", "usage.limit_reached"]
@@ -72,6 +73,7 @@ class WebhookCreate(BaseModel):
         max_length=2048,
         description="http(s) URL of the receiver; checked like a source URL (no private, "
         "loopback or link-local address unless the operator allows private sources).",
+        json_schema_extra={"pattern": HTTP_URL_PATTERN},
     )
     events: list[EventType] = Field(min_length=1, max_length=4, description="Event types sent.")
     description: str | None = Field(None, max_length=200, description="A note for people.")

@@ -25,7 +25,6 @@ any failure.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import time
 from collections import Counter
@@ -67,6 +66,79 @@ NOT_READY = "GET /readyz"
 
 
 @dataclass(frozen=True)
+class AllowedRefusal:
+    """A refusal of a schema-valid request that ``check`` may not count: the request is
+    refused for a reason no schema of it can state (what an earlier call made or declared, what
+    the world answers). Only a problem with this ``code`` whose ``detail`` holds ``detail`` is
+    let through; the route documents the status with that problem's example."""
+
+    operation: str
+    check: str
+    code: str  # the problem's `code`; its `type` is PROBLEM_TYPE_BASE + code
+    detail: str  # a part of the problem's `detail`, so that only this refusal passes
+    reason: str
+
+
+_ACCEPTANCE = "positive_data_acceptance"
+# Kept short on purpose (tests/stress/test_fuzz.py asserts its size and that each is documented).
+ALLOWED_REFUSALS = (
+    AllowedRefusal(
+        "PUT /api/videos/{video_id}/content",
+        _ACCEPTANCE,
+        "validation_error",
+        "declared",
+        "the bytes must have the size and sha256 that the earlier add declared",
+    ),
+    *(
+        AllowedRefusal(
+            operation,
+            _ACCEPTANCE,
+            "invalid_request",
+            "cursor",
+            "a cursor is next_cursor of an earlier page; its pattern says its alphabet and "
+            "length, not which values an earlier call gave",
+        )
+        for operation in (
+            "GET /api/product/videos",
+            "GET /api/product/videos/{video_id}/audit",
+            "GET /api/product/search",
+            "GET /api/product/webhooks/{webhook_id}/deliveries",
+        )
+    ),
+    *(
+        AllowedRefusal(
+            operation,
+            _ACCEPTANCE,
+            code,
+            "",
+            "whether a host resolves, and to which address, is the network's answer at the "
+            "time of the call (and the operator's VES_ALLOW_PRIVATE_SOURCES), not the request's",
+        )
+        for operation in ("POST /api/videos/add", "POST /api/product/webhooks")
+        for code in ("source_unreachable", "source_rejected")
+    ),
+    AllowedRefusal(
+        "GET /api/product/search",
+        _ACCEPTANCE,
+        "not_understood",
+        "",
+        "free text is read with the workspace's vocabulary (the classes and zones of its "
+        "earlier runs); a schema cannot say which words a workspace knows",
+    ),
+)
+
+
+def allowed_refusal(operation: str, check: str, problem: dict[str, Any]) -> AllowedRefusal | None:
+    """The entry of ``ALLOWED_REFUSALS`` that lets this refusal through, if one does."""
+    code, detail = str(problem.get("code", "")), str(problem.get("detail", ""))
+    for entry in ALLOWED_REFUSALS:
+        same = (entry.operation, entry.check, entry.code) == (operation, check, code)
+        if same and entry.detail in detail:
+            return entry
+    return None
+
+
+@dataclass(frozen=True)
 class FuzzFailure:
     """One distinct failure: which operation, which check, what was answered."""
 
@@ -87,6 +159,7 @@ class FuzzReport:
     operations: set[str] = field(default_factory=set)
     answered_2xx: set[str] = field(default_factory=set)
     failures: dict[tuple[str, str, str], FuzzFailure] = field(default_factory=dict)
+    allowed: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -157,12 +230,27 @@ def _record(report: FuzzReport, recorder: ScenarioRecorder) -> None:
             status = response.status_code if response else None
             if (operation, check.name, status) == (NOT_READY, "not_a_server_error", 503):
                 continue
+            problem = _problem_of(response)
+            if allowed_refusal(operation, check.name, problem):
+                report.allowed[operation, check.name, str(problem.get("code"))] += 1
+                continue
             case = recorder.cases.get(case_id)
             account = _sent(case.value if case else None, response)
             report.failures.setdefault(
-                (operation, check.name, failure.title),
+                (operation, check.name, f"{failure.title} {status} {problem.get('code')}"),
                 FuzzFailure(operation, check.name, status, message, account),
             )
+
+
+def _problem_of(response: Response | None) -> dict[str, Any]:
+    """The problem body of an error answer (empty for anything else)."""
+    if response is None or response.status_code < 400:
+        return {}
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
 
 
 def _sent(case: schemathesis.Case[Any] | None, response: Response | None) -> str:
@@ -172,9 +260,7 @@ def _sent(case: schemathesis.Case[Any] | None, response: Response | None) -> str
         return ""
     body = None if isinstance(case.body, NotSet) else case.body
     parts: dict[str, Any] = {"path": case.path_parameters, "query": case.query, "body": body}
-    if response is not None and response.status_code >= 400:
-        with contextlib.suppress(ValueError, AttributeError):
-            parts["detail"] = response.json().get("detail")
+    parts["detail"] = _problem_of(response).get("detail")
     return " ".join(f"{name}={value!r}" for name, value in parts.items() if value)[:400]
 
 
@@ -249,6 +335,10 @@ def render(report: FuzzReport) -> str:
             lines.append(f"  {failure.operation:<55} {failure.check:<30} {status:>6}  {message}")
             if failure.sent:
                 lines.append(f"      sent: {failure.sent}")
+    if report.allowed:
+        lines.append("  allowed refusals (ALLOWED_REFUSALS):")
+        for (operation, check, code), count in sorted(report.allowed.items()):
+            lines.append(f"    {operation} {check} {code}: {count}")
     lines.extend(f"  error: {error}" for error in report.errors)
     return "\n".join(lines)
 
