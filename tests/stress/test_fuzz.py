@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 import api.openapi_doc
-from stress.fuzz.run import SHORT_MAX_EXAMPLES, render, run_fuzz
+from api.openapi_doc import PROBLEM_EXAMPLES
+from stress.fuzz.run import ALLOWED_REFUSALS, CHECKS, SHORT_MAX_EXAMPLES, render, run_fuzz
 from stress.fuzz.service import fuzz_target
 
 pytestmark = pytest.mark.slow
@@ -46,6 +47,36 @@ def test_a_short_fuzz_run_finds_nothing() -> None:
     assert report.operations - report.answered_2xx <= never, render(report)
 
 
+# Every stateless check schemathesis 4.32 has: conformance of status, media type, body and
+# headers, and that valid data is taken and invalid data refused.
+STATELESS_CHECKS = {
+    "not_a_server_error",
+    "status_code_conformance",
+    "content_type_conformance",
+    "response_schema_conformance",
+    "response_headers_conformance",
+    "negative_data_rejection",
+    "positive_data_acceptance",
+    "missing_required_header",
+    "unsupported_method",
+    "allow_header_conformance",
+    "ignored_auth",
+}
+
+
+def test_the_fuzz_runs_every_stateless_check() -> None:
+    assert set(CHECKS) >= STATELESS_CHECKS
+
+
+def test_the_allowed_refusals_are_few_and_each_documented() -> None:
+    assert len(ALLOWED_REFUSALS) <= 14
+    documented = {code for examples in PROBLEM_EXAMPLES.values() for code in examples}
+    for entry in ALLOWED_REFUSALS:
+        assert entry.check in CHECKS, entry
+        assert entry.code in documented, entry  # shown with an example on every such status
+        assert len(entry.reason) > 30, entry
+
+
 def test_the_served_description_documents_problems_headers_and_links() -> None:
     with fuzz_target(with_run=False) as target:
         spec = httpx.get(f"{target.base_url}/openapi.json", timeout=30).json()
@@ -55,6 +86,8 @@ def test_the_served_description_documents_problems_headers_and_links() -> None:
                 assert "X-Request-ID" in response["headers"], (method, path, status)
                 if int(status) >= 400 and not path.startswith("/readyz"):
                     assert set(response["content"]) == {"application/problem+json"}
+                    if int(status) in {402, 404, 409, 429}:  # a state refusal: its example
+                        assert response["content"]["application/problem+json"]["examples"]
             if operation.get("security"):
                 assert "401" in operation["responses"], (method, path)
     add = spec["paths"]["/api/videos/add"]["post"]["responses"]["201"]
