@@ -79,7 +79,7 @@ CURSOR_DESCRIPTION = (
     "`next_cursor` of the previous page (opaque, unpadded base64url); any other value is a 400 "
     "`invalid_request`."
 )
-CURSOR_SCHEMA: dict[str, Any] = {"pattern": "^[A-Za-z0-9_-]{1,1024}$", "minLength": 1}
+CURSOR_SCHEMA: dict[str, Any] = {"pattern": "^[A-Za-z0-9_-]{0,1024}$"}
 CursorQuery = Annotated[
     str | None, Query(description=CURSOR_DESCRIPTION, json_schema_extra=CURSOR_SCHEMA)
 ]

@@ -90,6 +90,14 @@ ALLOWED_REFUSALS = (
         "declared",
         "the bytes must have the size and sha256 that the earlier add declared",
     ),
+    AllowedRefusal(
+        "POST /api/product/videos/{video_id}/execute",
+        _ACCEPTANCE,
+        "validation_error",
+        "does not cover the start of the run",
+        "max_compute_s below the estimate for the video's first seconds: the estimate comes from "
+        "the video (its length, its source) and the cost model the earlier runs taught",
+    ),
     *(
         AllowedRefusal(
             operation,
