@@ -38,7 +38,18 @@ class ZoneOption(BaseModel):
 
     name: str = Field(min_length=1, max_length=60, examples=["entrance"])
     polygon: list[tuple[float, float]] = Field(
-        min_length=3, max_length=64, examples=[[[0, 0], [0.4, 0], [0.4, 1], [0, 1]]]
+        min_length=3,
+        max_length=64,
+        examples=[[[0, 0], [0.4, 0], [0.4, 1], [0, 1]]],
+        # ``_normalised``, said to clients: each point's x and y within 0..1.
+        json_schema_extra={
+            "items": {
+                "type": "array",
+                "prefixItems": [{"type": "number", "minimum": 0, "maximum": 1}] * 2,
+                "minItems": 2,
+                "maxItems": 2,
+            }
+        },
     )
 
     @field_validator("polygon")

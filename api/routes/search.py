@@ -76,7 +76,10 @@ def search(
     ] = "words",
     event: Annotated[
         list[str],
-        Query(description="Event types to find.", json_schema_extra={"enum": list(EVENT_TYPES)}),
+        Query(
+            description="Event types to find.",
+            json_schema_extra={"items": {"type": "string", "enum": list(EVENT_TYPES)}},
+        ),
     ] = [],  # noqa: B006
     zone: Annotated[list[str], Query(description="Zone names (left, center, right).")] = [],  # noqa: B006
     min_dwell_s: Annotated[

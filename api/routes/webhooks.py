@@ -14,7 +14,7 @@ from anyio import to_thread
 from fastapi import APIRouter, Body, Query, Response
 
 from api.deps import CatalogDep, SettingsDep, SubmitterDep, TenantDep
-from api.problems import CursorQuery, problem_responses
+from api.problems import problem_responses
 from api.schemas.webhooks import (
     DeliveriesPublic,
     DeliveryPublic,
@@ -113,7 +113,9 @@ def list_deliveries(
     tenant: TenantDep,
     catalog: CatalogDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    cursor: CursorQuery = None,
+    cursor: Annotated[
+        str | None, Query(description="`next_cursor` of the previous page (a delivery id).")
+    ] = None,
 ) -> DeliveriesPublic:
     store = WebhookStore(catalog)
     page = store.deliveries(tenant.tenant_id, webhook_id, limit + 1, cursor)

@@ -6,14 +6,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from api.schemas.videos import not_blank
+from api.schemas.videos import NOT_BLANK_PATTERN, not_blank
 
 
 class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: str = Field(
-        min_length=1, max_length=500, examples=["When did the first object appear?"]
+        min_length=1,
+        max_length=500,
+        examples=["When did the first object appear?"],
+        json_schema_extra={"pattern": NOT_BLANK_PATTERN},
     )
 
     @field_validator("question")

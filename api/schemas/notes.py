@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
-from api.schemas.videos import not_blank
+from api.schemas.videos import NOT_BLANK_PATTERN, not_blank
 from storage.catalog.review_notes import Verdict
 
 _NOTE_EXAMPLE: dict[str, JsonValue] = {
@@ -29,7 +29,12 @@ class NoteCreate(BaseModel):
         },
     )
 
-    text: str = Field(min_length=1, max_length=2000, examples=["Checked frame by frame."])
+    text: str = Field(
+        min_length=1,
+        max_length=2000,
+        examples=["Checked frame by frame."],
+        json_schema_extra={"pattern": NOT_BLANK_PATTERN},
+    )
     verdict: Verdict = Field(
         description="`confirmed` (the span shows what it claims), `rejected` (it does not) or "
         "`needs_review` (someone else should look)."

@@ -6,7 +6,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from api.schemas.videos import no_control_chars
+from api.schemas.videos import PLAIN_LINE_PATTERN, no_control_chars
 
 # Plausible, not RFC 5322: one '@', no spaces, a local part of at most 64 characters and a domain
 # with a dot. Nothing is sent to the address, so a stricter check would only refuse real people.
@@ -27,6 +27,7 @@ class DemoCreate(BaseModel):
         max_length=80,
         description="Goes into the workspace's name (`demo-<id> (<name>)`).",
         examples=["Ada"],
+        json_schema_extra={"pattern": PLAIN_LINE_PATTERN},
     )
     email: str | None = Field(
         None,

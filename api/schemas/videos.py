@@ -37,6 +37,31 @@ _SOURCE_SHAPES: list[Any] = [
 ]
 
 
+def _control_chars_class() -> str:
+    """The characters ``no_control_chars`` refuses (Unicode Cc and Cf) as the inside of a regex
+    character class: BMP ones as ``\\uXXXX`` escapes, the few beyond it as themselves."""
+    refused = [cp for cp in range(0x110000) if unicodedata.category(chr(cp)) in {"Cc", "Cf"}]
+    runs: list[tuple[int, int]] = []
+    for cp in refused:
+        if runs and runs[-1][1] == cp - 1:
+            runs[-1] = (runs[-1][0], cp)
+        else:
+            runs.append((cp, cp))
+
+    def one(cp: int) -> str:
+        return f"\\u{cp:04X}" if cp <= 0xFFFF else chr(cp)
+
+    return "".join(one(a) if a == b else f"{one(a)}-{one(b)}" for a, b in runs)
+
+
+_CONTROL = _control_chars_class()
+# Said to clients by the schema (the validators below stay the judges): no control or format
+# characters, and (a line of text) something besides white space.
+NO_CONTROL_PATTERN = f"^[^{_CONTROL}]*$"
+PLAIN_LINE_PATTERN = f"^[^{_CONTROL}]*[^{_CONTROL}\\s][^{_CONTROL}]*$"
+NOT_BLANK_PATTERN = r"\S"
+
+
 def no_control_chars(value: str, field: str) -> str:
     if any(unicodedata.category(c) in {"Cc", "Cf"} for c in value):
         raise ValueError(f"{field} must not contain control characters")
@@ -55,7 +80,12 @@ class UploadSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    filename: str = Field(min_length=1, max_length=255, examples=["lobby-2026-11-20.mp4"])
+    filename: str = Field(
+        min_length=1,
+        max_length=255,
+        examples=["lobby-2026-11-20.mp4"],
+        json_schema_extra={"pattern": NO_CONTROL_PATTERN},
+    )
     size_bytes: int = Field(gt=0, examples=[48_213_004])
     content_type: str = Field(
         pattern=r"^(video/[A-Za-z0-9.+-]+|application/(octet-stream|vnd\.apple\.mpegurl|x-mpegurl))$",
@@ -118,7 +148,9 @@ class VideoCreate(BaseModel):
     url: str | None = Field(
         None, min_length=1, max_length=2048, json_schema_extra={"pattern": HTTP_URL_PATTERN}
     )
-    title: str = Field(min_length=1, max_length=200)
+    title: str = Field(
+        min_length=1, max_length=200, json_schema_extra={"pattern": PLAIN_LINE_PATTERN}
+    )
     source_type: SourceTypeField | None = Field(
         None, description="Defaults to `hls` for a `.m3u8` URL, else `url`."
     )

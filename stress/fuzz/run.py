@@ -98,6 +98,14 @@ ALLOWED_REFUSALS = (
         "max_compute_s below the estimate for the video's first seconds: the estimate comes from "
         "the video (its length, its source) and the cost model the earlier runs taught",
     ),
+    AllowedRefusal(
+        "POST /api/product/videos/{video_id}/execute",
+        _ACCEPTANCE,
+        "plan_limit_exceeded",
+        "",
+        "the bounds of execute's options (max_duration_s, window_s, ...) are the tenant's plan, "
+        "set by the operator per workspace; the schema is one for every plan",
+    ),
     *(
         AllowedRefusal(
             operation,
@@ -111,7 +119,6 @@ ALLOWED_REFUSALS = (
             "GET /api/product/videos",
             "GET /api/product/videos/{video_id}/audit",
             "GET /api/product/search",
-            "GET /api/product/webhooks/{webhook_id}/deliveries",
         )
     ),
     *(
@@ -140,6 +147,13 @@ ALLOWED_REFUSALS = (
             "GET /api/product/videos/{video_id}/tracks",
             "POST /api/product/videos/{video_id}/exports",
         )
+    ),
+    AllowedRefusal(
+        "POST /api/product/videos/{video_id}/execute",
+        _ACCEPTANCE,
+        "validation_error",
+        "zone names must be unique",
+        "zone names unique: uniqueItems compares whole items, not one member of each",
     ),
     AllowedRefusal(
         "GET /api/product/search",
