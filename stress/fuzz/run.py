@@ -101,6 +101,14 @@ ALLOWED_REFUSALS = (
     AllowedRefusal(
         "POST /api/product/videos/{video_id}/execute",
         _ACCEPTANCE,
+        "validation_error",
+        "needs a model",
+        "a yolo detector without yolo_model takes the operator's VES_YOLO_MODEL; whether one "
+        "is set is the deployment's, not the request's",
+    ),
+    AllowedRefusal(
+        "POST /api/product/videos/{video_id}/execute",
+        _ACCEPTANCE,
         "plan_limit_exceeded",
         "",
         "the bounds of execute's options (max_duration_s, window_s, ...) are the tenant's plan, "

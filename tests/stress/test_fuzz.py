@@ -69,7 +69,7 @@ def test_the_fuzz_runs_every_stateless_check() -> None:
 
 
 def test_the_allowed_refusals_are_few_and_each_documented() -> None:
-    assert len(ALLOWED_REFUSALS) <= 14
+    assert len(ALLOWED_REFUSALS) <= 16  # 10 rules, some over several operations or codes
     documented = {code for examples in PROBLEM_EXAMPLES.values() for code in examples}
     for entry in ALLOWED_REFUSALS:
         assert entry.check in CHECKS, entry
