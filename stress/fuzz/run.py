@@ -13,7 +13,12 @@ against every operation, as a real tenant. Each response must pass:
 - ``response_schema_conformance``: the body matches the documented model (``Problem`` for
   errors, the route's response model for 2xx);
 - ``response_headers_conformance``: documented headers are present and well-formed;
-- ``negative_data_rejection``: a request that breaks the schema is refused (4xx), never taken.
+- ``negative_data_rejection``: a request that breaks the schema is refused (4xx), never taken;
+- ``positive_data_acceptance``: a request the schema calls valid is taken (2xx) or refused only
+  for state (401, 403, 404, 409, 429), but for the few refusals of ``ALLOWED_REFUSALS`` that
+  no schema can state;
+- ``missing_required_header``, ``unsupported_method`` (405 with ``Allow``),
+  ``allow_header_conformance`` and ``ignored_auth`` (no key, or a wrong one, is refused).
 
 When the tenant has a processed video (``stress.fuzz.seed``), every operation on a video is
 fuzzed again on that one, so the 2xx answers of its reads are checked too.
