@@ -116,7 +116,7 @@ def create_app(
         app.include_router(router)
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     app.mount("/dashboard/static", dashboard.static_files(), name="dashboard-static")
-    install_exact_openapi(app)
+    install_exact_openapi(app, settings)
     return app
 
 

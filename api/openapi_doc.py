@@ -36,6 +36,7 @@ from ves.errors import (
     ValidationFailed,
     VesError,
 )
+from ves.settings import Settings
 
 _PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
 _BODY_METHODS = {"post", "put", "patch"}
@@ -198,8 +199,33 @@ def _complete_operation(operation: dict[str, Any], method: str) -> None:
             headers.setdefault(name, header)
 
 
-def exact_openapi(app: FastAPI) -> dict[str, Any]:
-    """FastAPI's description of ``app``, completed as this module's docstring says."""
+def _deployment_rules(schemas: dict[str, Any], settings: Settings | None) -> None:
+    """The rules that hold in this deployment (``settings``): an upload's declared size is at
+    most ``VES_MAX_UPLOAD_BYTES``, and with no ``VES_YOLO_MODEL`` set by the operator a ``yolo``
+    detector needs the request's ``yolo_model`` (the service refuses either otherwise)."""
+    if settings is None:
+        return
+    upload = schemas.get("UploadSpec")
+    if upload is not None:
+        upload["properties"]["size_bytes"]["maximum"] = settings.max_upload_bytes
+    options = schemas.get("RunOptions")
+    if settings.yolo_model is not None or options is None:
+        return
+    yolo = options["then"]["properties"]["detector"]["enum"]
+    options["allOf"] = [
+        {
+            "if": {"required": ["detector"], "properties": {"detector": {"enum": yolo}}},
+            "then": {
+                "required": ["yolo_model"],
+                "properties": {"yolo_model": {"type": "string"}},
+            },
+        }
+    ]
+
+
+def exact_openapi(app: FastAPI, settings: Settings | None = None) -> dict[str, Any]:
+    """FastAPI's description of ``app``, completed as this module's docstring says, with the
+    rules of the deployment that ``settings`` make (``_deployment_rules``)."""
     spec = get_openapi(
         title=app.title,
         version=app.version,
@@ -213,15 +239,16 @@ def exact_openapi(app: FastAPI) -> dict[str, Any]:
     schemas["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)
+    _deployment_rules(schemas, settings)
     return spec
 
 
-def install_exact_openapi(app: FastAPI) -> None:
+def install_exact_openapi(app: FastAPI, settings: Settings | None = None) -> None:
     """Serve ``exact_openapi(app)`` at ``/openapi.json`` (computed once, on first request)."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = exact_openapi(app)
+            app.openapi_schema = exact_openapi(app, settings)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

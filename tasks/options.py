@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from pathlib import PurePosixPath
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
@@ -63,6 +63,10 @@ class ZoneOption(BaseModel):
         return ZoneSpec(self.name, tuple(self.polygon))
 
 
+# A relative path inside the models folder: segments of anything but slashes, none of them "."
+# or "..", no backslash; the schema states it and ``_inside_models_dir`` enforces the same.
+_SEGMENT = r"(?:[^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)"
+MODEL_PATH_PATTERN = rf"^{_SEGMENT}(?:/{_SEGMENT})*$"
 _YOLO_SPELLINGS = [spelling for spelling in SPELLINGS if spelling.startswith("yolo")]
 
 
@@ -81,9 +85,7 @@ class RunOptions(BaseModel):
             "if": {"required": ["yolo_model"], "properties": {"yolo_model": {"type": "string"}}},
             "then": {
                 "required": ["detector"],
-                "properties": {
-                    "detector": {"enum": [m for m in SPELLINGS if m.startswith("yolo")]}
-                },
+                "properties": {"detector": {"enum": _YOLO_SPELLINGS}},
             },
         },
     )
@@ -108,9 +110,12 @@ class RunOptions(BaseModel):
         max_length=200,
         description=(
             "For `yolo` modes: an ONNX model file inside the service's models folder "
-            "(`VES_MODELS_DIR`), as a relative path; default: the service's `VES_YOLO_MODEL`."
+            "(`VES_MODELS_DIR`), as a relative path; default: the service's `VES_YOLO_MODEL`. "
+            "Where the operator set none, a `yolo` mode needs it, and this deployment's OpenAPI "
+            "says so (`allOf`)."
         ),
         examples=["yolov8n.onnx"],
+        json_schema_extra={"pattern": MODEL_PATH_PATTERN},
     )
     max_duration_s: float | None = Field(
         None,
@@ -194,8 +199,7 @@ class RunOptions(BaseModel):
     def _inside_models_dir(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        path = PurePosixPath(value)
-        if path.is_absolute() or ".." in path.parts or "\\" in value or not path.parts:
+        if not re.fullmatch(MODEL_PATH_PATTERN, value):
             raise ValueError("yolo_model must be a relative path inside the models folder")
         return value
 

@@ -41,6 +41,23 @@ def moment_of(value: str | None, name: str) -> datetime | None:
         raise ValidationFailed(f"{name} must be an RFC 3339 date-time", errors=[problem]) from None
 
 
+_SCOPE = ("video_ids", "title", "every_run")  # which videos and runs: always the ones given
+
+
+def beside(read: SearchFilters, given: SearchFilters) -> SearchFilters:
+    """``q``'s reading with the filters given beside it: each filter given takes the place of
+    what ``q`` said of the same filter (``interpreted`` shows what was searched); the videos and
+    runs are always the given ones."""
+    unset = SearchFilters()
+    update = {
+        f.name: getattr(given, f.name)
+        for f in dataclasses.fields(SearchFilters)
+        if f.name != "sort"
+        and (f.name in _SCOPE or getattr(given, f.name) != getattr(unset, f.name))
+    }
+    return dataclasses.replace(read, **update)
+
+
 def filters_of(
     engine: SearchEngine,
     tenant_id: str,
@@ -48,29 +65,17 @@ def filters_of(
     given: SearchFilters,
     sort: Sort | None = None,
 ) -> SearchFilters:
-    """The filters searched: ``q`` read as Ask reads a question (narrowed by the videos and run
-    given beside it), or ``given`` as they are; sorted by ``sort``, else by relevance when a
+    """The filters searched: ``q`` read as Ask reads a question, with the filters given beside
+    it (``beside``), or ``given`` as they are; sorted by ``sort``, else by relevance when a
     text is searched and by time otherwise.
 
     Raises:
-        ValidationFailed: ``q`` together with filters of what to find (one or the other).
         NotUnderstood: ``q`` cannot be read.
     """
     filters = given
     if q is not None:
-        scope = SearchFilters(
-            video_ids=given.video_ids, title=given.title, every_run=given.every_run
-        )
-        if given != scope:
-            raise ValidationFailed(
-                "give either q (free text) or filters of what to find (class, text, event, "
-                "zone, times), not both; video_id, title, run and sort may go with q"
-            )
         classes, zones = vocabulary(engine.index.catalog, tenant_id)
-        read = read_query(q, Vocabulary(classes, tuple(sorted(zones))))
-        filters = dataclasses.replace(
-            read, video_ids=given.video_ids, title=given.title, every_run=given.every_run
-        )
+        filters = beside(read_query(q, Vocabulary(classes, tuple(sorted(zones)))), given)
     chosen = sort or ("relevance" if filters.text is not None else "time")
     return dataclasses.replace(filters, sort=chosen)
 

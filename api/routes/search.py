@@ -36,11 +36,12 @@ _Q_EXAMPLES = {
     summary="Search every video of the workspace",
     description=(
         "Finds objects, texts read in the video and events across the newest published run of "
-        "every video (`run=all`: every published run). Give **either** `q`, free text read as "
-        "Ask reads a question (`GATE 7 after 20 s`, `people in the left zone`, `stopped over 5 "
+        "every video (`run=all`: every published run). Give `q`, free text read as Ask "
+        "reads a question (`GATE 7 after 20 s`, `people in the left zone`, `stopped over 5 "
         "minutes`, `people after 22:00 on 2026-11-20`; clock times are UTC and need a day), "
-        "**or** structured filters; all filters given must hold. `video_id`, `title`, `run` and "
-        "`sort` go with either. Without `event`, objects and texts are found; with it, events "
+        "structured filters, or both: a filter given beside `q` takes the place of what `q` "
+        "says of the same filter, and all filters searched must hold. With neither, every "
+        "object and text is found. Without `event`, objects and texts are found; with it, events "
         "of those types. Texts compare case- and space-insensitively, as whole words by default "
         "(`gate7` finds `GATE 7`, not `GATE 77`). Each hit carries its video, run, time span, "
         "the evidence span ids that back it (cite them as Ask does) and a thumbnail URL. "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -37,12 +38,11 @@ _SOURCE_SHAPES: list[Any] = [
 ]
 
 
-def _control_chars_class() -> str:
-    """The characters ``no_control_chars`` refuses (Unicode Cc and Cf) as the inside of a regex
-    character class: BMP ones as ``\\uXXXX`` escapes, the few beyond it as themselves."""
-    refused = [cp for cp in range(0x110000) if unicodedata.category(chr(cp)) in {"Cc", "Cf"}]
+def _char_class(refused: Callable[[str], bool]) -> str:
+    """The characters ``refused`` holds as the inside of a regex character class: BMP ones as
+    ``\\uXXXX`` escapes, the few beyond it as themselves (the same in ECMA 262 and Python)."""
     runs: list[tuple[int, int]] = []
-    for cp in refused:
+    for cp in (cp for cp in range(0x110000) if refused(chr(cp))):
         if runs and runs[-1][1] == cp - 1:
             runs[-1] = (runs[-1][0], cp)
         else:
@@ -54,12 +54,15 @@ def _control_chars_class() -> str:
     return "".join(one(a) if a == b else f"{one(a)}-{one(b)}" for a, b in runs)
 
 
-_CONTROL = _control_chars_class()
+# What ``no_control_chars`` refuses (Unicode Cc and Cf) and what ``not_blank`` strips (Python's
+# white space, which ECMA 262's \s is not: it lacks U+001C-U+001F and U+0085).
+_CONTROL = _char_class(lambda c: unicodedata.category(c) in {"Cc", "Cf"})
+_BLANK = _char_class(str.isspace)
 # Said to clients by the schema (the validators below stay the judges): no control or format
 # characters, and (a line of text) something besides white space.
 NO_CONTROL_PATTERN = f"^[^{_CONTROL}]*$"
-PLAIN_LINE_PATTERN = f"^[^{_CONTROL}]*[^{_CONTROL}\\s][^{_CONTROL}]*$"
-NOT_BLANK_PATTERN = r"\S"
+PLAIN_LINE_PATTERN = f"^[^{_CONTROL}]*[^{_CONTROL}{_BLANK}][^{_CONTROL}]*$"
+NOT_BLANK_PATTERN = f"[^{_BLANK}]"
 
 
 def no_control_chars(value: str, field: str) -> str:

@@ -45,6 +45,7 @@ from schemathesis.core.transport import Response
 from schemathesis.engine import events
 from schemathesis.engine.recorder import ScenarioRecorder
 
+from stress.fuzz.allowed import allowed_refusal
 from stress.fuzz.service import FuzzTarget, fuzz_target
 
 CHECKS = [
@@ -68,134 +69,6 @@ SEEDED_PATHS = r"\{video_id\}|\{webhook_id\}"
 # The harness runs no Prefect server and no worker, so /readyz truthfully answers its documented
 # 503 (with its Readiness body, which is still checked); that one 5xx is the contract, not a fault.
 NOT_READY = "GET /readyz"
-
-
-@dataclass(frozen=True)
-class AllowedRefusal:
-    """A refusal of a schema-valid request that ``check`` may not count: the request is
-    refused for a reason no schema of it can state (what an earlier call made or declared, what
-    the world answers). Only a problem with this ``code`` whose ``detail`` holds ``detail`` is
-    let through (its ``detail`` or one of its ``errors``' messages); the route documents the
-    status with that problem's example."""
-
-    operation: str
-    check: str
-    code: str  # the problem's `code`; its `type` is PROBLEM_TYPE_BASE + code
-    detail: str  # a part of the problem's `detail`, so that only this refusal passes
-    reason: str
-
-
-_ACCEPTANCE = "positive_data_acceptance"
-# Kept short on purpose (tests/stress/test_fuzz.py asserts its size and that each is documented).
-ALLOWED_REFUSALS = (
-    AllowedRefusal(
-        "PUT /api/videos/{video_id}/content",
-        _ACCEPTANCE,
-        "validation_error",
-        "declared",
-        "the bytes must have the size and sha256 that the earlier add declared",
-    ),
-    AllowedRefusal(
-        "POST /api/product/videos/{video_id}/execute",
-        _ACCEPTANCE,
-        "validation_error",
-        "does not cover the start of the run",
-        "max_compute_s below the estimate for the video's first seconds: the estimate comes from "
-        "the video (its length, its source) and the cost model the earlier runs taught",
-    ),
-    AllowedRefusal(
-        "POST /api/product/videos/{video_id}/execute",
-        _ACCEPTANCE,
-        "validation_error",
-        "needs a model",
-        "a yolo detector without yolo_model takes the operator's VES_YOLO_MODEL; whether one "
-        "is set is the deployment's, not the request's",
-    ),
-    AllowedRefusal(
-        "POST /api/product/videos/{video_id}/execute",
-        _ACCEPTANCE,
-        "plan_limit_exceeded",
-        "",
-        "the bounds of execute's options (max_duration_s, window_s, ...) are the tenant's plan, "
-        "set by the operator per workspace; the schema is one for every plan",
-    ),
-    *(
-        AllowedRefusal(
-            operation,
-            _ACCEPTANCE,
-            "invalid_request",
-            "cursor",
-            "a cursor is next_cursor of an earlier page; its pattern says its alphabet and "
-            "length, not which values an earlier call gave",
-        )
-        for operation in (
-            "GET /api/product/videos",
-            "GET /api/product/videos/{video_id}/audit",
-            "GET /api/product/search",
-        )
-    ),
-    *(
-        AllowedRefusal(
-            operation,
-            _ACCEPTANCE,
-            code,
-            "",
-            "whether a host resolves, and to which address, is the network's answer at the "
-            "time of the call (and the operator's VES_ALLOW_PRIVATE_SOURCES), not the request's",
-        )
-        for operation in ("POST /api/videos/add", "POST /api/product/webhooks")
-        for code in ("source_unreachable", "source_rejected")
-    ),
-    # No JSON Schema keyword compares two values, nor can OpenAPI 3.1 tie query parameters to
-    # each other: these rules are in the descriptions, and the server's 422 says which.
-    *(
-        AllowedRefusal(
-            operation,
-            _ACCEPTANCE,
-            "validation_error",
-            "before start_s",
-            "end_s before start_s: a rule between two values, which no schema keyword states",
-        )
-        for operation in (
-            "GET /api/product/videos/{video_id}/tracks",
-            "POST /api/product/videos/{video_id}/exports",
-        )
-    ),
-    AllowedRefusal(
-        "POST /api/product/videos/{video_id}/execute",
-        _ACCEPTANCE,
-        "validation_error",
-        "zone names must be unique",
-        "zone names unique: uniqueItems compares whole items, not one member of each",
-    ),
-    AllowedRefusal(
-        "GET /api/product/search",
-        _ACCEPTANCE,
-        "validation_error",
-        "give either q",
-        "q or filters, not both: OpenAPI 3.1 query parameters cannot exclude each other",
-    ),
-    AllowedRefusal(
-        "GET /api/product/search",
-        _ACCEPTANCE,
-        "not_understood",
-        "",
-        "free text is read with the workspace's vocabulary (the classes and zones of its "
-        "earlier runs); a schema cannot say which words a workspace knows",
-    ),
-)
-
-
-def allowed_refusal(operation: str, check: str, problem: dict[str, Any]) -> AllowedRefusal | None:
-    """The entry of ``ALLOWED_REFUSALS`` that lets this refusal through, if one does."""
-    code = str(problem.get("code", ""))
-    messages = [str(error.get("msg", "")) for error in problem.get("errors") or []]
-    detail = " ".join([str(problem.get("detail", "")), *messages])
-    for entry in ALLOWED_REFUSALS:
-        same = (entry.operation, entry.check, entry.code) == (operation, check, code)
-        if same and entry.detail in detail:
-            return entry
-    return None
 
 
 @dataclass(frozen=True)

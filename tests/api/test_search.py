@@ -185,13 +185,35 @@ def test_pages_follow_one_another_and_bad_queries_are_problems(
         "not_understood",
     )
     assert "helicopter" in str(bad["detail"])
-    both = acme.get("/api/product/search", params={"q": "people", "class": "person"})
-    expect_problem(both, 422, "validation_error")
     expect_problem(
         acme.get("/api/product/search", params={"start_s": 9, "end_s": 3}), 422, "validation_error"
     )
     expect_problem(
         acme.get("/api/product/search", params={"event": "explode"}), 422, "validation_error"
+    )
+
+
+def test_filters_beside_free_text_take_the_place_of_what_it_said(
+    workspace: dict[str, Any],
+) -> None:
+    """``q`` and filters go together: each filter given replaces what ``q`` said of the same
+    filter, the others of ``q`` still hold, and ``interpreted`` shows what was searched."""
+    acme, ids = workspace["acme"], workspace["ids"]
+    gate_late = _search(acme, q="GATE 7 after 0:30")
+    assert gate_late["data"] == [] and gate_late["interpreted"]["start_s"] == 30
+    given = _search(acme, q="GATE 7 after 0:30", start_s=0)  # GATE 7 is shown 2-8 s
+    assert given["interpreted"]["start_s"] == 0 and given["interpreted"]["text"] == "GATE 7"
+    assert [h["video_id"] for h in given["data"]] == [ids["gate"]]
+    narrowed = _search(acme, q="GATE 7", end_s=1)  # the text and the window both hold
+    assert narrowed["data"] == [] and narrowed["interpreted"]["end_s"] == 1
+    lobby_texts = _search(acme, q="GATE 7", text="EXIT 3", video_id=ids["lobby"])
+    assert lobby_texts["interpreted"]["text"] == "EXIT 3"
+    found = {normalize_text(h["text"]) for h in lobby_texts["data"]}
+    assert found == {"exit3"}
+    expect_problem(
+        acme.get("/api/product/search", params={"q": "GATE 7 after 0:30", "end_s": 10}),
+        422,
+        "validation_error",  # the window given ends before the one read starts
     )
 
 
