@@ -282,10 +282,11 @@ def search_videos(
 ) -> CallToolResult:
     """Search every video of your workspace at once (each video's newest run): objects, texts
     read in the video and events, by free text `q` (read as ask_video reads a question), by
-    filters, or both (a filter given replaces what `q` says of the same filter). Each hit names its video, run, time span and the evidence span ids that back it
-    (cite them as ask_video does); `interpreted` says what was searched. Free text that cannot
-    be read is a `not_understood` error saying what was understood. Counts toward the plan's
-    searches per day."""
+    filters, or both (a filter given replaces what `q` says of the same filter). Each hit names
+    its video, run, time span and the evidence span ids that back it (cite them as ask_video
+    does); `interpreted` says what was searched. Free text that cannot be read is a
+    `not_understood` error saying what was understood. Counts toward the plan's searches per
+    day."""
 
     def work(caller: Caller) -> Document:
         given = SearchFilters(

@@ -220,16 +220,6 @@ class RunOptions(BaseModel):
             ValidationFailed: naming the field at fault.
             PlanLimitExceeded: ``max_duration_s`` is longer than the plan's ``max_video_s``.
         """
-        bound = min(settings.max_duration_s, limits.max_video_s if limits else math.inf)
-        if limits is not None and (self.max_duration_s or 0) > limits.max_video_s:
-            raise PlanLimitExceeded(
-                f"max_duration_s {self.max_duration_s:g} s is longer than the plan's limit "
-                f"max_video_s = {limits.max_video_s:g} s",
-                limit="max_video_s",
-                value=limits.max_video_s,
-                used=float(self.max_duration_s or 0),
-            )
-        live_window(self.window_s, limits or PlanLimits())  # checked here, chosen by the flow
         mode = DetectorMode.parse(self.detector or settings.detector)
         uses_yolo = mode.needs_model
         if uses_yolo and not (self.yolo_model or settings.yolo_model):
@@ -240,6 +230,17 @@ class RunOptions(BaseModel):
         if self.yolo_model and not uses_yolo:
             message = f"yolo_model is only used by the yolo detector modes, not {mode}"
             raise ValidationFailed(message, errors=[{"loc": ["body", "detector"], "msg": message}])
+        # The plan's bounds last: a request its schema refuses is a 422 whatever the plan.
+        bound = min(settings.max_duration_s, limits.max_video_s if limits else math.inf)
+        if limits is not None and (self.max_duration_s or 0) > limits.max_video_s:
+            raise PlanLimitExceeded(
+                f"max_duration_s {self.max_duration_s:g} s is longer than the plan's limit "
+                f"max_video_s = {limits.max_video_s:g} s",
+                limit="max_video_s",
+                value=limits.max_video_s,
+                used=float(self.max_duration_s or 0),
+            )
+        live_window(self.window_s, limits or PlanLimits())  # checked here, chosen by the flow
         self._check_cost_cap(settings.price_per_video_minute)
         return self.model_copy(
             update={

@@ -6,11 +6,13 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from api.schemas.videos import PLAIN_LINE_PATTERN, no_control_chars
+from api.schemas.videos import BLANK, PLAIN_LINE_PATTERN, no_control_chars
 
 # Plausible, not RFC 5322: one '@', no spaces, a local part of at most 64 characters and a domain
 # with a dot. Nothing is sent to the address, so a stricter check would only refuse real people.
-_EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s.]+(\.[^@\s.]+)+$")
+# White space is spelled out (``BLANK``): ECMA 262's \s, which clients read, is not Python's.
+EMAIL_PATTERN = rf"^[^@{BLANK}]{{1,64}}@[^@{BLANK}.]+(\.[^@{BLANK}.]+)+$"
+_EMAIL = re.compile(EMAIL_PATTERN)
 
 
 class DemoCreate(BaseModel):

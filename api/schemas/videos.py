@@ -15,10 +15,6 @@ from ves.clock import to_rfc3339
 SourceTypeField = Literal["url", "hls", "upload"]
 
 _EXAMPLE_VIDEO_ID = "vid_01jd3k8m2qa7x4r5t6y7v8w9z0"
-# What ves.netguard.check_url reads as a URL: http(s), a host. Said to clients only (the server's
-# own checks keep their problems: a `file:` URL is still `source_rejected`); which hosts resolve,
-# and to which addresses, no schema can say.
-HTTP_URL_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@:\[\]\s]+(:[0-9]{1,4})?([/?#]\S*)?$"
 # The two shapes VideoCreate takes (``_source_is_complete``): a URL, or an upload.
 _SOURCE_SHAPES: list[Any] = [
     {
@@ -57,12 +53,18 @@ def _char_class(refused: Callable[[str], bool]) -> str:
 # What ``no_control_chars`` refuses (Unicode Cc and Cf) and what ``not_blank`` strips (Python's
 # white space, which ECMA 262's \s is not: it lacks U+001C-U+001F and U+0085).
 _CONTROL = _char_class(lambda c: unicodedata.category(c) in {"Cc", "Cf"})
-_BLANK = _char_class(str.isspace)
+BLANK = _char_class(str.isspace)
 # Said to clients by the schema (the validators below stay the judges): no control or format
 # characters, and (a line of text) something besides white space.
 NO_CONTROL_PATTERN = f"^[^{_CONTROL}]*$"
-PLAIN_LINE_PATTERN = f"^[^{_CONTROL}]*[^{_CONTROL}{_BLANK}][^{_CONTROL}]*$"
-NOT_BLANK_PATTERN = f"[^{_BLANK}]"
+PLAIN_LINE_PATTERN = f"^[^{_CONTROL}]*[^{_CONTROL}{BLANK}][^{_CONTROL}]*$"
+NOT_BLANK_PATTERN = f"[^{BLANK}]"
+# What ves.netguard.check_url reads as a URL: http(s), a host. Said to clients only (the server's
+# own checks keep their problems: a `file:` URL is still `source_rejected`); which hosts resolve,
+# and to which addresses, no schema can say.
+HTTP_URL_PATTERN = (
+    rf"^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@:\[\]{BLANK}]+(:[0-9]{{1,4}})?([/?#][^{BLANK}]*)?$"
+)
 
 
 def no_control_chars(value: str, field: str) -> str:

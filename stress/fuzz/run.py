@@ -135,6 +135,10 @@ def load_schema(
         parameters=fixed,
     )
     project.checks.update(included_check_names=CHECKS)
+    # A schema-invalid request is refused by any 4xx the check knows, and by 413 too: an upload
+    # declared larger than VES_MAX_UPLOAD_BYTES (the schema's maximum) is payload_too_large.
+    rejection = project.checks.negative_data_rejection
+    rejection.expected_statuses = [*(rejection.expected_statuses or []), "413"]
     project.phases.update(phases=phases or PHASES)
     project.generation.update(max_examples=max_examples, modes=list(schemathesis.GenerationMode))
     return schemathesis.openapi.from_url(f"{target.base_url}/openapi.json", config=config)

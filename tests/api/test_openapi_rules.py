@@ -14,7 +14,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from api.app import create_app
-from api.schemas.videos import NOT_BLANK_PATTERN, PLAIN_LINE_PATTERN, not_blank
+from api.schemas.onboarding import EMAIL_PATTERN
+from api.schemas.videos import HTTP_URL_PATTERN, NOT_BLANK_PATTERN, PLAIN_LINE_PATTERN, not_blank
 from tests.api.test_runs import BAD_EXECUTE_BODIES
 from ves.settings import Settings
 
@@ -117,3 +118,6 @@ def test_white_space_is_the_same_to_the_schema_and_the_server(text: str) -> None
         taken = False
     assert bool(re.search(NOT_BLANK_PATTERN, text)) == taken
     assert bool(re.search(PLAIN_LINE_PATTERN, text)) == (taken and text.isprintable())
+    has_blank = any(c.isspace() for c in text)
+    assert bool(re.match(EMAIL_PATTERN, f"ada{text}@example.com")) == (not has_blank)
+    assert bool(re.match(HTTP_URL_PATTERN, f"https://example.com/{text}")) == (not has_blank)

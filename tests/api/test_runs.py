@@ -137,6 +137,20 @@ def test_bad_execute_options_are_422(
     assert client.get(f"/api/product/videos/{video_id}").json()["state"] == "registered"
 
 
+def test_a_body_its_schema_refuses_is_422_before_the_plan_is_asked(
+    processing: Any, lobby_media: MediaServer
+) -> None:
+    """A window past the plan's bound is 402, but a body that also breaks its schema (a yolo
+    detector without a model here) is the 422 the schema promises (the fuzz run found a 402)."""
+    client = processing("acme")
+    video_id = add_video(client, lobby_media.url("lobby.mp4"))
+    execute = f"/api/product/videos/{video_id}/execute"
+    too_long = {"window_s": 1e9, "follow": True}
+    expect_problem(client.post(execute, json=too_long), 402, "plan_limit_exceeded")
+    both = {**too_long, "detector": "yolo"}
+    expect_problem(client.post(execute, json=both), 422, "validation_error")
+
+
 def test_an_upload_not_yet_sent_cannot_execute(processing: Any) -> None:
     client = processing("acme")
     spec = {"filename": "a.mp4", "size_bytes": 10, "content_type": "video/mp4"}
