@@ -6,7 +6,7 @@ import math
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, field_validator
 
 from tasks.geometry import ZoneSpec, default_zones
 from ves.detector_mode import MODES, SPELLINGS, DetectorMode
@@ -37,7 +37,7 @@ class ZoneOption(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=60, examples=["entrance"])
-    polygon: list[tuple[float, float]] = Field(
+    polygon: list[tuple[StrictFloat, StrictFloat]] = Field(  # JSON numbers only
         min_length=3,
         max_length=64,
         examples=[[[0, 0], [0.4, 0], [0.4, 1], [0, 1]]],

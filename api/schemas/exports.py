@@ -51,12 +51,14 @@ class ExportCreate(BaseModel):
     start_s: float | None = Field(
         None,
         ge=0,
+        strict=True,  # JSON numbers only: no false or "2"
         description="Spans ending before this are left out; clips start no earlier (a span "
         "reaching before it is cut to it, and the manifest says so).",
     )
     end_s: float | None = Field(
         None,
         ge=0,
+        strict=True,  # JSON numbers only: no false or "2"
         description="Spans starting after this are left out; clips end no later.",
     )
     redact: list[Literal["faces", "text"]] | None = Field(

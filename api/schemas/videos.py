@@ -91,7 +91,7 @@ class UploadSpec(BaseModel):
         examples=["lobby-2026-11-20.mp4"],
         json_schema_extra={"pattern": NO_CONTROL_PATTERN},
     )
-    size_bytes: int = Field(gt=0, examples=[48_213_004])
+    size_bytes: int = Field(gt=0, strict=True, examples=[48_213_004])  # no true or "5"
     content_type: str = Field(
         pattern=r"^(video/[A-Za-z0-9.+-]+|application/(octet-stream|vnd\.apple\.mpegurl|x-mpegurl))$",
         examples=["video/mp4"],

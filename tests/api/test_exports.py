@@ -152,6 +152,8 @@ def test_exports_are_refused_where_they_must_be(
     expect_problem(
         client.post(_exports(video_id), json={"redact": ["plates"]}), 422, "validation_error"
     )
+    for not_a_number in ({"end_s": False}, {"start_s": "2"}):  # found by the fuzz run
+        expect_problem(client.post(_exports(video_id), json=not_a_number), 422, "validation_error")
     other = processing("globex")
     expect_problem(other.post(_exports(video_id)), 404, "not_found")
     mine = client.post(_exports(video_id)).json()

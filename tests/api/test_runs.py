@@ -122,6 +122,7 @@ BAD_EXECUTE_BODIES: list[dict[str, Any]] = [
     {"detector": "motion", "yolo_model": "model.onnx"},
     {"colour": 1},
     {"zones": [{"name": "a", "polygon": [[0, 0], [2, 0], [1, 1]]}]},
+    {"zones": [{"name": "a", "polygon": [[True, 0], [1, 0], [1, 1]]}]},
 ]
 
 

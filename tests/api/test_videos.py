@@ -168,6 +168,14 @@ def test_another_tenants_videos_are_invisible_on_every_route(
             {
                 "title": "x",
                 "source_type": "upload",
+                "upload": {"filename": "a", "size_bytes": True, "content_type": "video/mp4"},
+            },
+            "validation_error",
+        ),
+        (
+            {
+                "title": "x",
+                "source_type": "upload",
                 "upload": {"filename": "a", "size_bytes": 5, "content_type": "text/html"},
             },
             "validation_error",
