@@ -91,13 +91,21 @@ class UploadSpec(BaseModel):
         examples=["lobby-2026-11-20.mp4"],
         json_schema_extra={"pattern": NO_CONTROL_PATTERN},
     )
-    size_bytes: int = Field(gt=0, strict=True, examples=[48_213_004])  # no true or "5"
+    size_bytes: int = Field(gt=0, examples=[48_213_004])
     content_type: str = Field(
         pattern=r"^(video/[A-Za-z0-9.+-]+|application/(octet-stream|vnd\.apple\.mpegurl|x-mpegurl))$",
         examples=["video/mp4"],
     )
     sha256: str | None = Field(None, pattern=r"^[0-9a-fA-F]{64}$")
     recorded_at: datetime | None = None
+
+    @field_validator("size_bytes", mode="before")
+    @classmethod
+    def _json_integer(cls, value: object) -> object:
+        """A JSON integer (``48213004``, or ``48213004.0``, the same number): no true or "5"."""
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("size_bytes must be a JSON integer")
+        return value
 
     @field_validator("filename")
     @classmethod

@@ -81,6 +81,19 @@ def test_upload_of_the_wrong_size_is_refused(client: httpx.Client) -> None:
     expect_problem(client.put(video["upload_url"], content=b"x" * 101), 422, "validation_error")
 
 
+def test_a_size_written_as_a_whole_float_is_that_integer(client: httpx.Client) -> None:
+    """JSON Schema's integer is a number with no fraction, so 100.0 is 100 (the fuzz run sent
+    it); the bytes then must be 100 long."""
+    spec = {**upload_spec(b"x" * 100), "size_bytes": 100.0}
+    added = client.post("/api/videos/add", json={"title": "r", "upload": spec})
+    assert added.status_code == 201, added.text
+    assert added.json()["upload"]["size_bytes"] == 100
+    upload_url = added.json()["upload_url"]
+    expect_problem(client.put(upload_url, content=b"x" * 99), 422, "validation_error")
+    put = client.put(upload_url, content=b"x" * 100)
+    assert put.status_code == 200 and put.json()["state"] == "registered", put.text
+
+
 def test_upload_media_type_is_checked(client: httpx.Client) -> None:
     spec = upload_spec(b"x" * 10)
     video = client.post(
@@ -169,6 +182,14 @@ def test_another_tenants_videos_are_invisible_on_every_route(
                 "title": "x",
                 "source_type": "upload",
                 "upload": {"filename": "a", "size_bytes": True, "content_type": "video/mp4"},
+            },
+            "validation_error",
+        ),
+        (
+            {
+                "title": "x",
+                "source_type": "upload",
+                "upload": {"filename": "a", "size_bytes": 5.5, "content_type": "video/mp4"},
             },
             "validation_error",
         ),
