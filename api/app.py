@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from starlette.routing import Route
 
 from api.audit import AuditRecorder
 from api.auth import AuthFailures
+from api.deps import one_value_per_query_parameter
 from api.lifespan import reaper_lifespan
 from api.mcp import mcp_endpoint
 from api.metrics import ServiceMetrics
@@ -106,6 +107,7 @@ def create_app(
         description=DESCRIPTION,
         docs_url="/docs",
         redoc_url=None,
+        dependencies=[Depends(one_value_per_query_parameter)],
     )
     _attach_state(app, settings, catalog, submitter)
     install_problem_handlers(app)

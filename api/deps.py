@@ -6,9 +6,12 @@ an app with their own settings and catalog.
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections import Counter
+from typing import Annotated, Any, get_args, get_origin
 
 from fastapi import Depends, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from api.audit import TENANT_STATE
@@ -23,6 +26,7 @@ from storage.catalog.database import Catalog
 from storage.catalog.records import Tenant
 from storage.catalog.runs.store import RunStore
 from storage.catalog.videos import VideoStore
+from ves.errors import ValidationFailed
 from ves.settings import Settings
 
 _bearer = HTTPBearer(auto_error=False, description="An API key from `ves keys create`.")
@@ -115,3 +119,37 @@ def get_search(request: Request) -> SearchEngine:
 
 
 SearchDep = Annotated[SearchEngine, Depends(get_search)]
+
+
+def _repeatable(annotation: object) -> bool:
+    """Whether a query parameter of this type takes several values (``list[str]``, ...)."""
+    if get_origin(annotation) in (list, tuple, set, frozenset):
+        return True
+    return any(_repeatable(arm) for arm in get_args(annotation) if get_origin(annotation))
+
+
+def _query_fields(dependant: Dependant) -> list[Any]:
+    """The query parameters of ``dependant`` and of every dependency under it."""
+    fields: list[Any] = list(dependant.query_params)
+    for sub in dependant.dependencies:
+        fields += _query_fields(sub)
+    return fields
+
+
+def one_value_per_query_parameter(request: Request) -> None:
+    """A query parameter that takes one value, given several times (``?limit=1&limit=2``), is a
+    422: the schema says one value, and taking the last would answer a question not asked."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    single = {
+        field.alias
+        for field in _query_fields(route.dependant)
+        if not _repeatable(field.field_info.annotation)
+    }
+    counts = Counter(name for name, _ in request.query_params.multi_items() if name in single)
+    repeated = sorted(name for name, n in counts.items() if n > 1)
+    if repeated:
+        message = f"query parameter {repeated[0]} takes one value, given {counts[repeated[0]]}"
+        errors = [{"loc": ["query", name], "msg": "takes one value"} for name in repeated]
+        raise ValidationFailed(message, errors=errors)

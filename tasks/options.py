@@ -6,7 +6,15 @@ import math
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    StrictBool,
+    StrictFloat,
+    field_validator,
+)
 
 from tasks.geometry import ZoneSpec, default_zones
 from ves.detector_mode import MODES, SPELLINGS, DetectorMode
@@ -67,7 +75,7 @@ class ZoneOption(BaseModel):
 # or "..", no backslash; the schema states it and ``_inside_models_dir`` enforces the same.
 _SEGMENT = r"(?:[^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)"
 MODEL_PATH_PATTERN = rf"^{_SEGMENT}(?:/{_SEGMENT})*$"
-_YOLO_SPELLINGS = [spelling for spelling in SPELLINGS if spelling.startswith("yolo")]
+_YOLO_SPELLINGS: list[JsonValue] = [s for s in SPELLINGS if s.startswith("yolo")]
 
 
 class RunOptions(BaseModel):

@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator
 from api.app import create_app
 from api.schemas.onboarding import EMAIL_PATTERN
 from api.schemas.videos import HTTP_URL_PATTERN, NOT_BLANK_PATTERN, PLAIN_LINE_PATTERN, not_blank
+from tests.api.helpers import expect_problem
 from tests.api.test_runs import BAD_EXECUTE_BODIES
 from ves.settings import Settings
 
@@ -121,3 +122,16 @@ def test_white_space_is_the_same_to_the_schema_and_the_server(text: str) -> None
     has_blank = any(c.isspace() for c in text)
     assert bool(re.match(EMAIL_PATTERN, f"ada{text}@example.com")) == (not has_blank)
     assert bool(re.match(HTTP_URL_PATTERN, f"https://example.com/{text}")) == (not has_blank)
+
+
+def test_a_one_value_query_parameter_given_twice_is_422(client: httpx.Client) -> None:
+    """The schema says one value; the last of several is not silently taken (the fuzz run
+    searched ``title=false&title=false``). Parameters that take several values still do."""
+    twice = client.get("/api/product/videos", params=[("limit", "1"), ("limit", "2")])
+    body = expect_problem(twice, 422, "validation_error")
+    assert body["errors"] == [{"loc": ["query", "limit"], "msg": "takes one value"}]
+    titles = client.get("/api/product/search", params=[("title", "a"), ("title", "a")])
+    expect_problem(titles, 422, "validation_error")
+    classes = client.get("/api/product/search", params=[("class", "person"), ("class", "text")])
+    assert classes.status_code == 200, classes.text
+    assert client.get("/api/product/videos", params={"limit": 1}).status_code == 200
