@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Callable
 
-from api.schemas.videos import VideoCreate, VideoPublic, VideosPublic
+from api.schemas.videos import HTTP_URL_PATTERN, VideoCreate, VideoPublic, VideosPublic
 from storage.catalog.records import VIDEO_STATES, Tenant
 from storage.catalog.usage import ALL, UsageStore, refuse
 from storage.catalog.videos import NewVideo, VideoStore
@@ -46,6 +47,8 @@ def check_source(body: VideoCreate, settings: Settings) -> None:
                 f"size_bytes {body.upload.size_bytes} exceeds the upload limit of "
                 f"{settings.max_upload_bytes} bytes"
             )
+        if body.url is not None and not re.match(HTTP_URL_PATTERN, body.url):
+            raise SourceRejected("url is not an http(s) URL; an upload may leave it out")
         return
     assert body.url is not None
     if not settings.probe_sources:

@@ -193,6 +193,14 @@ def test_another_tenants_videos_are_invisible_on_every_route(
             },
             "validation_error",
         ),
+        (  # an upload's url, when given, is an http(s) URL too (found by the fuzz run)
+            {
+                "title": "x",
+                "url": "Https://host:90*",
+                "upload": {"filename": "a", "size_bytes": 5, "content_type": "video/mp4"},
+            },
+            "source_rejected",
+        ),
         (
             {
                 "title": "x",
