@@ -40,6 +40,7 @@ import httpx
 import schemathesis
 from schemathesis.config import HealthCheck
 from schemathesis.core import NotSet
+from schemathesis.core.parameters import ParameterLocation
 from schemathesis.core.result import Ok
 from schemathesis.core.transport import Response
 from schemathesis.engine import events
@@ -47,6 +48,7 @@ from schemathesis.engine.recorder import ScenarioRecorder
 
 from stress.fuzz.allowed import allowed_refusal
 from stress.fuzz.service import FuzzTarget, fuzz_target
+from stress.fuzz.wire import valid_on_the_wire
 
 CHECKS = [
     "not_a_server_error",
@@ -93,6 +95,8 @@ class FuzzReport:
     answered_2xx: set[str] = field(default_factory=set)
     failures: dict[tuple[str, str, str], FuzzFailure] = field(default_factory=dict)
     allowed: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    on_the_wire: Counter[str] = field(default_factory=Counter)  # valid as sent (stress.fuzz.wire)
+    spec: dict[str, Any] = field(default_factory=dict)  # the served OpenAPI
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -167,16 +171,36 @@ def _record(report: FuzzReport, recorder: ScenarioRecorder) -> None:
             status = response.status_code if response else None
             if (operation, check.name, status) == (NOT_READY, "not_a_server_error", 503):
                 continue
+            case = recorder.cases.get(case_id)
+            if check.name == "negative_data_rejection" and _valid_as_sent(
+                report.spec, operation, case.value if case else None, sent
+            ):
+                report.on_the_wire[operation] += 1
+                continue
             problem = _problem_of(response)
             if allowed_refusal(operation, check.name, problem):
                 report.allowed[operation, check.name, str(problem.get("code"))] += 1
                 continue
-            case = recorder.cases.get(case_id)
             account = _sent(case.value if case else None, response)
             report.failures.setdefault(
                 (operation, check.name, f"{failure.title} {status} {problem.get('code')}"),
                 FuzzFailure(operation, check.name, status, message, account),
             )
+
+
+def _valid_as_sent(
+    spec: dict[str, Any], operation: str, case: schemathesis.Case[Any] | None, sent: Any
+) -> bool:
+    """Whether a case meant to break only its query was valid as sent (``stress.fuzz.wire``)."""
+    meta = case.meta if case is not None else None
+    if meta is None or sent is None:
+        return False
+    data = meta.phase.data
+    mutations = getattr(data, "mutations", ())
+    where = {m.parameter_location for m in mutations} or {data.parameter_location}
+    if where != {ParameterLocation.QUERY}:
+        return False
+    return valid_on_the_wire(spec, operation, sent.request.uri)
 
 
 def _problem_of(response: Response | None) -> dict[str, Any]:
@@ -238,6 +262,7 @@ def run_fuzz(
     answers would go unchecked); the report of what happened."""
     report = FuzzReport()
     started = time.monotonic()
+    report.spec = httpx.get(f"{target.base_url}/openapi.json", timeout=30).json()
     schema = load_schema(target, max_examples, seed, phases=phases)
     loaded = schema.get_all_operations()
     report.operations = {result.ok().label for result in loaded if isinstance(result, Ok)}
@@ -276,6 +301,10 @@ def render(report: FuzzReport) -> str:
         lines.append("  allowed refusals (ALLOWED_REFUSALS):")
         for (operation, check, code), count in sorted(report.allowed.items()):
             lines.append(f"    {operation} {check} {code}: {count}")
+    if report.on_the_wire:
+        lines.append("  meant to break the query, valid as sent (not counted; stress.fuzz.wire):")
+        for operation, count in sorted(report.on_the_wire.items()):
+            lines.append(f"    {operation}: {count}")
     lines.extend(f"  error: {error}" for error in report.errors)
     return "\n".join(lines)
 

@@ -5,16 +5,20 @@ tenant, answers no 5xx and nothing its description does not promise. The full ru
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 import api.openapi_doc
+from api.app import create_app
 from api.openapi_doc import PROBLEM_EXAMPLES
 from stress.fuzz.allowed import ALLOWED_REFUSALS
 from stress.fuzz.run import CHECKS, SHORT_MAX_EXAMPLES, render, run_fuzz
 from stress.fuzz.service import fuzz_target
+from stress.fuzz.wire import valid_on_the_wire
+from ves.settings import Settings
 
 pytestmark = pytest.mark.slow
 
@@ -125,3 +129,21 @@ def test_the_fuzzer_catches_an_answer_its_description_does_not_promise(
     checks = {failure.check for failure in report.failures.values()}
     assert "response_schema_conformance" in checks, render(report)
     assert render(report).startswith(f"fuzz: {report.requests} requests, 0 5xx, ")
+
+
+@pytest.mark.parametrize(
+    ("query", "valid"),
+    [
+        ("class=false&text=true", True),  # text: ['true'] in the case, ?text=true on the wire
+        ("class=person&class=text&limit=5&run=all", True),
+        ("limit=0", False),  # limit >= 1
+        ("limit=abc", False),
+        ("title=a&title=b", False),  # one value only
+        ("run=some", False),  # latest or all
+        ("event=explode", False),  # an enum's items
+    ],
+)
+def test_a_query_is_judged_as_the_service_reads_it(tmp_path: Path, query: str, valid: bool) -> None:
+    spec = create_app(Settings(data_dir=tmp_path)).openapi()
+    uri = f"http://127.0.0.1/api/product/search?{query}"
+    assert valid_on_the_wire(spec, "GET /api/product/search", uri) is valid
