@@ -123,9 +123,10 @@ SearchDep = Annotated[SearchEngine, Depends(get_search)]
 
 def _repeatable(annotation: object) -> bool:
     """Whether a query parameter of this type takes several values (``list[str]``, ...)."""
-    if get_origin(annotation) in (list, tuple, set, frozenset):
+    origin = get_origin(annotation)
+    if origin in (list, tuple, set, frozenset):
         return True
-    return any(_repeatable(arm) for arm in get_args(annotation) if get_origin(annotation))
+    return origin is not None and any(_repeatable(arm) for arm in get_args(annotation))
 
 
 def _query_fields(dependant: Dependant) -> list[Any]:
